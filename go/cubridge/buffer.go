@@ -1,0 +1,220 @@
+package cubridge
+
+// #include "cubridge/cubridge.h"
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// MemoryKind says where a Buffer's memory lives.
+type MemoryKind int
+
+// The kinds of memory. On the CPU backend every kind is ordinary host memory.
+const (
+	HostMemory    MemoryKind = C.CUBRIDGE_MEMORY_HOST    // pageable host memory (Go slices)
+	DeviceMemory  MemoryKind = C.CUBRIDGE_MEMORY_DEVICE  // device memory
+	ManagedMemory MemoryKind = C.CUBRIDGE_MEMORY_MANAGED // managed (unified) memory
+	PinnedMemory  MemoryKind = C.CUBRIDGE_MEMORY_PINNED  // page-locked host memory
+)
+
+func (k MemoryKind) String() string {
+	switch k {
+	case HostMemory:
+		return "host"
+	case DeviceMemory:
+		return "device"
+	case ManagedMemory:
+		return "managed"
+	case PinnedMemory:
+		return "pinned"
+	}
+	return fmt.Sprintf("memory(%d)", int(k))
+}
+
+// HostDevice is the device number of the host, for Prefetch.
+const HostDevice = -1
+
+// Buffer is memory allocated by the library: n elements of T on the device,
+// in managed memory or in pinned host memory. Its memory is not Go memory;
+// move data in and out with CopyFrom, CopyTo and Copy.
+//
+// Free a Buffer when done with it. A Buffer that becomes unreachable is
+// freed by the garbage collector as a safety net, but GPU memory is scarcer
+// than the collector knows. A Buffer is safe for use by many goroutines; Free
+// waits for calls that are using the buffer to return, after which every use
+// reports ErrInvalidArgument.
+type Buffer[T Number] struct {
+	res     resource
+	ptr     unsafe.Pointer // C memory; nil when n == 0 or after Free
+	n       int
+	kind    MemoryKind
+	cleanup runtime.Cleanup
+}
+
+// NewDevice allocates a buffer of n elements in device memory.
+func NewDevice[T Number](n int) (*Buffer[T], error) { return newBuffer[T](DeviceMemory, n) }
+
+// NewManaged allocates a buffer of n elements in managed memory, which the
+// host and the device may both touch. The library refuses a request larger
+// than the device's free memory with ErrOutOfMemory.
+func NewManaged[T Number](n int) (*Buffer[T], error) { return newBuffer[T](ManagedMemory, n) }
+
+// NewPinned allocates a buffer of n elements in pinned (page-locked) host
+// memory, which copies to and from the device fastest and asynchronously.
+func NewPinned[T Number](n int) (*Buffer[T], error) { return newBuffer[T](PinnedMemory, n) }
+
+type freeArgs struct {
+	kind MemoryKind
+	ptr  unsafe.Pointer
+}
+
+func newBuffer[T Number](kind MemoryKind, n int) (*Buffer[T], error) {
+	size := int(unsafe.Sizeof(*new(T)))
+	if n < 0 {
+		return nil, invalid("malloc", "negative length %d", n)
+	}
+	if n > int(^uint(0)>>1)/size {
+		return nil, &Error{Op: "malloc", Status: StatusOutOfMemory,
+			Msg: fmt.Sprintf("%d elements of %d bytes overflow", n, size)}
+	}
+	var p unsafe.Pointer
+	if err := check("malloc", func() C.cubridge_status {
+		return C.cubridge_malloc(C.int(kind), C.size_t(n*size), &p)
+	}); err != nil {
+		return nil, err
+	}
+	b := &Buffer[T]{ptr: p, n: n, kind: kind}
+	b.res.init()
+	if p != nil {
+		b.cleanup = runtime.AddCleanup(b, func(a freeArgs) {
+			C.cubridge_free(C.int(a.kind), a.ptr)
+		}, freeArgs{kind, p})
+	}
+	return b, nil
+}
+
+// Len returns the number of elements in b (0 for a nil or freed Buffer).
+func (b *Buffer[T]) Len() int {
+	if b == nil {
+		return 0
+	}
+	b.res.mu.RLock()
+	defer b.res.mu.RUnlock()
+	return b.n
+}
+
+// Kind returns where b's memory lives.
+func (b *Buffer[T]) Kind() MemoryKind { return b.kind }
+
+// DType returns the library dtype of b's elements.
+func (b *Buffer[T]) DType() DType { return DTypeOf[T]() }
+
+// Free releases b's memory. Freeing a freed Buffer does nothing.
+func (b *Buffer[T]) Free() error {
+	if b == nil {
+		return nil
+	}
+	b.res.mu.Lock()
+	defer b.res.mu.Unlock()
+	if b.res.closed {
+		return nil
+	}
+	b.res.closed = true
+	b.cleanup.Stop()
+	p := b.ptr
+	b.ptr, b.n = nil, 0
+	return check("free", func() C.cubridge_status { return C.cubridge_free(C.int(b.kind), p) })
+}
+
+func (b *Buffer[T]) arg(name string) arg {
+	if b == nil {
+		return arg{name: name, kind: "buffer"}
+	}
+	return arg{name: name, r: &b.res, kind: "buffer"}
+}
+
+// bytes returns the size of n elements of T.
+func bytesOf[T Number](n int) C.size_t { return C.size_t(n) * C.size_t(unsafe.Sizeof(*new(T))) }
+
+// CopyFrom copies src into b; len(src) must equal b.Len(). It returns when
+// the copy is done, after the work queued before it on the default stream.
+func (b *Buffer[T]) CopyFrom(src []T) error { return b.copySlice("copy_from", src, true) }
+
+// CopyTo copies b into dst; len(dst) must equal b.Len(). It returns when the
+// copy is done, after the work queued before it on the default stream; work
+// on other streams must be synchronized first.
+func (b *Buffer[T]) CopyTo(dst []T) error { return b.copySlice("copy_to", dst, false) }
+
+func (b *Buffer[T]) copySlice(op string, s []T, in bool) error {
+	h, _, err := begin(op, nil, b.arg("buffer"))
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	if len(s) != b.n {
+		return invalid(op, "slice has %d elements, buffer %d", len(s), b.n)
+	}
+	if b.n == 0 {
+		return nil
+	}
+	host := unsafe.Pointer(unsafe.SliceData(s))
+	dst, src := host, b.ptr
+	if in {
+		dst, src = b.ptr, host
+	}
+	err = check(op, func() C.cubridge_status { return C.cubridge_memcpy(dst, src, bytesOf[T](b.n), nil) })
+	runtime.KeepAlive(s)
+	return err
+}
+
+// Prefetch migrates a managed buffer towards device (HostDevice: the host)
+// on stream s. It does nothing on the CPU backend.
+func (b *Buffer[T]) Prefetch(device int, s *Stream) error {
+	h, sh, err := begin("prefetch", s, b.arg("buffer"))
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	return check("prefetch", func() C.cubridge_status {
+		return C.cubridge_prefetch(b.ptr, bytesOf[T](b.n), C.int(device), sh)
+	})
+}
+
+// Copy copies src into dst, two buffers of the same length, on stream s.
+// Between device, managed and pinned memory the copy is asynchronous on s.
+func Copy[T Number](dst, src *Buffer[T], s *Stream) error {
+	h, sh, err := begin("memcpy", s, dst.arg("dst"), src.arg("src"))
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	if dst.n != src.n {
+		return invalid("memcpy", "dst has %d elements, src %d", dst.n, src.n)
+	}
+	return check("memcpy", func() C.cubridge_status {
+		return C.cubridge_memcpy(dst.ptr, src.ptr, bytesOf[T](dst.n), sh)
+	})
+}
+
+// HostSlice returns a Go slice over a pinned or managed buffer's memory, for
+// reading and writing it in place without copies. The slice is valid only
+// until b is freed, and must not be touched while device work that uses b
+// may be running (synchronize first). Device buffers return
+// ErrInvalidArgument: their memory is not addressable from the host.
+func (b *Buffer[T]) HostSlice() ([]T, error) {
+	h, _, err := begin("host_slice", nil, b.arg("buffer"))
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	if b.kind != PinnedMemory && b.kind != ManagedMemory {
+		return nil, invalid("host_slice", "buffer is %v memory; only pinned and managed memory is host-addressable", b.kind)
+	}
+	if b.n == 0 {
+		return []T{}, nil
+	}
+	return unsafe.Slice((*T)(b.ptr), b.n), nil
+}

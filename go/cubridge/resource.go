@@ -1,0 +1,93 @@
+package cubridge
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// resource guards one C object (a buffer's memory, a stream, an event)
+// against being released while another goroutine passes it to a C call.
+// Calls hold a read lock for their duration; Free and Close take the write
+// lock. Locks are always taken in increasing id order, so concurrent calls
+// and frees cannot deadlock.
+type resource struct {
+	id     uint64
+	mu     sync.RWMutex
+	closed bool
+}
+
+var lastResourceID atomic.Uint64
+
+func (r *resource) init() { r.id = lastResourceID.Add(1) }
+
+// arg names a resource for the error message when it is nil or closed.
+type arg struct {
+	name string
+	r    *resource // nil: the caller passed a nil object
+	kind string    // "buffer", "stream", "event"
+}
+
+// held is the set of resources read-locked for one call.
+type held struct {
+	rs [4]*resource
+	n  int
+}
+
+func (h *held) release() {
+	for i := h.n - 1; i >= 0; i-- {
+		h.rs[i].mu.RUnlock()
+	}
+	h.n = 0
+}
+
+// acquire read-locks every resource in args (each once, in id order) and
+// checks none is nil or closed.
+func acquire(op string, args ...arg) (held, error) {
+	var h held
+	for _, a := range args {
+		if a.r == nil {
+			return held{}, invalid(op, "%s is a nil %s", a.name, a.kind)
+		}
+	}
+	// Collect distinct resources, sorted by id (insertion sort: n <= 4).
+	var rs [4]*resource
+	n := 0
+	for _, a := range args {
+		dup := false
+		for _, r := range rs[:n] {
+			if r == a.r {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		if n == len(rs) {
+			return held{}, &Error{Op: op, Status: StatusInternal, Msg: "too many resources in one call"}
+		}
+		i := n
+		for i > 0 && rs[i-1].id > a.r.id {
+			rs[i] = rs[i-1]
+			i--
+		}
+		rs[i] = a.r
+		n++
+	}
+	for i := 0; i < n; i++ {
+		rs[i].mu.RLock()
+		h.rs[i] = rs[i]
+		h.n++
+	}
+	for _, a := range args {
+		if a.r.closed {
+			h.release()
+			verb := "freed"
+			if a.kind != "buffer" {
+				verb = "closed"
+			}
+			return held{}, invalid(op, "%s: %s is already %s", a.name, a.kind, verb)
+		}
+	}
+	return h, nil
+}

@@ -1,0 +1,179 @@
+package cubridge
+
+// #include "cubridge/cubridge.h"
+import "C"
+
+import (
+	"runtime"
+	"time"
+)
+
+// Stream is a CUDA stream: device-path operations given the same Stream run
+// in order, asynchronously to the host. A nil *Stream means the default
+// stream. On the CPU backend streams exist but every operation completes
+// before it returns.
+//
+// A Stream is safe for use by many goroutines; Close waits for calls that
+// are using it to return.
+type Stream struct {
+	res     resource
+	h       C.cubridge_stream
+	cleanup runtime.Cleanup
+}
+
+// NewStream creates a stream. Close it when done; an unreachable Stream is
+// closed by the garbage collector as a safety net.
+func NewStream() (*Stream, error) {
+	var h C.cubridge_stream
+	if err := check("stream_create", func() C.cubridge_status {
+		return C.cubridge_stream_create(&h)
+	}); err != nil {
+		return nil, err
+	}
+	return newStream(h), nil
+}
+
+// StreamFromHandle wraps a cudaStream_t created elsewhere (by CuPy, torch,
+// ...) without owning it: Close releases only the wrapper.
+func StreamFromHandle(handle uintptr) (*Stream, error) {
+	var h C.cubridge_stream
+	if err := check("stream_from_handle", func() C.cubridge_status {
+		return C.cubridge_stream_from_handle(C.uintptr_t(handle), &h)
+	}); err != nil {
+		return nil, err
+	}
+	return newStream(h), nil
+}
+
+func newStream(h C.cubridge_stream) *Stream {
+	s := &Stream{h: h}
+	s.res.init()
+	s.cleanup = runtime.AddCleanup(s, func(h C.cubridge_stream) { C.cubridge_stream_destroy(h) }, h)
+	return s
+}
+
+func (s *Stream) arg() arg {
+	if s == nil {
+		return arg{}
+	}
+	return arg{name: "stream", r: &s.res, kind: "stream"}
+}
+
+// Synchronize waits until all work queued on s is done. A nil s waits for
+// the default stream.
+func (s *Stream) Synchronize() error {
+	h, sh, err := begin("stream_synchronize", s)
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	return check("stream_synchronize", func() C.cubridge_status { return C.cubridge_stream_synchronize(sh) })
+}
+
+// Close destroys the stream. Closing a closed Stream does nothing.
+func (s *Stream) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.res.mu.Lock()
+	defer s.res.mu.Unlock()
+	if s.res.closed {
+		return nil
+	}
+	s.res.closed = true
+	s.cleanup.Stop()
+	return check("stream_destroy", func() C.cubridge_status { return C.cubridge_stream_destroy(s.h) })
+}
+
+// Event marks a point in a stream, for timing and for waiting on part of
+// the queued work.
+type Event struct {
+	res     resource
+	h       C.cubridge_event
+	cleanup runtime.Cleanup
+}
+
+// NewEvent creates an event. Close it when done.
+func NewEvent() (*Event, error) {
+	var h C.cubridge_event
+	if err := check("event_create", func() C.cubridge_status {
+		return C.cubridge_event_create(&h)
+	}); err != nil {
+		return nil, err
+	}
+	e := &Event{h: h}
+	e.res.init()
+	e.cleanup = runtime.AddCleanup(e, func(h C.cubridge_event) { C.cubridge_event_destroy(h) }, h)
+	return e, nil
+}
+
+func (e *Event) arg(name string) arg {
+	if e == nil {
+		return arg{name: name, kind: "event"}
+	}
+	return arg{name: name, r: &e.res, kind: "event"}
+}
+
+// Record records e on stream s (nil: the default stream): e completes when
+// the work queued on s before it is done.
+func (e *Event) Record(s *Stream) error {
+	h, sh, err := begin("event_record", s, e.arg("event"))
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	return check("event_record", func() C.cubridge_status { return C.cubridge_event_record(e.h, sh) })
+}
+
+// Synchronize waits until e has completed.
+func (e *Event) Synchronize() error {
+	h, _, err := begin("event_synchronize", nil, e.arg("event"))
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	return check("event_synchronize", func() C.cubridge_status { return C.cubridge_event_synchronize(e.h) })
+}
+
+// Close destroys the event. Closing a closed Event does nothing.
+func (e *Event) Close() error {
+	if e == nil {
+		return nil
+	}
+	e.res.mu.Lock()
+	defer e.res.mu.Unlock()
+	if e.res.closed {
+		return nil
+	}
+	e.res.closed = true
+	e.cleanup.Stop()
+	return check("event_destroy", func() C.cubridge_status { return C.cubridge_event_destroy(e.h) })
+}
+
+// Elapsed returns the time between two recorded, completed events.
+func Elapsed(start, end *Event) (time.Duration, error) {
+	h, _, err := begin("event_elapsed", nil, start.arg("start"), end.arg("end"))
+	if err != nil {
+		return 0, err
+	}
+	defer h.release()
+	var ms C.float
+	err = check("event_elapsed", func() C.cubridge_status {
+		return C.cubridge_event_elapsed_ms(start.h, end.h, &ms)
+	})
+	return time.Duration(float64(ms) * float64(time.Millisecond)), err
+}
+
+// begin read-locks the resources in args and the stream s (nil: the default
+// stream, nothing to lock) for one C call, and returns s's handle. The
+// caller must release the locks when the call has returned.
+func begin(op string, s *Stream, args ...arg) (held, C.cubridge_stream, error) {
+	if s != nil {
+		args = append(args, s.arg())
+	}
+	h, err := acquire(op, args...)
+	if err != nil || s == nil {
+		return h, nil, err
+	}
+	return h, s.h, nil
+}
