@@ -1,0 +1,151 @@
+package cubridge_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubridge/cubridge/go/cubridge"
+)
+
+// Dispatch helpers: one name per op for table-driven tests over both APIs.
+
+func sliceBinary[T cubridge.Number](op string, dst, a, b []T, zero T) error {
+	switch op {
+	case "add":
+		return cubridge.Add(dst, a, b)
+	case "sub":
+		return cubridge.Sub(dst, a, b)
+	case "mul":
+		return cubridge.Mul(dst, a, b)
+	case "div":
+		return cubridge.Div(dst, a, b, zero)
+	}
+	panic(op)
+}
+
+func bufferBinary[T cubridge.Number](op string, dst, a, b *cubridge.Buffer[T], zero T) error {
+	switch op {
+	case "add":
+		return cubridge.AddBuffer(dst, a, b, nil)
+	case "sub":
+		return cubridge.SubBuffer(dst, a, b, nil)
+	case "mul":
+		return cubridge.MulBuffer(dst, a, b, nil)
+	case "div":
+		return cubridge.DivBuffer(dst, a, b, zero, nil)
+	}
+	panic(op)
+}
+
+func sliceMinMax[T cubridge.Number](op string, x []T) (T, error) {
+	if op == "min" {
+		return cubridge.Min(x)
+	}
+	return cubridge.Max(x)
+}
+
+func bufferMinMax[T cubridge.Number](op string, x *cubridge.Buffer[T]) (T, error) {
+	if op == "min" {
+		return cubridge.MinBuffer(x, nil)
+	}
+	return cubridge.MaxBuffer(x, nil)
+}
+
+// floatReduce runs sum or dot of a float type through "slices" or "buffers".
+func floatReduce[T cubridge.Number](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (float64, error) {
+	switch xs := any(x).(type) {
+	case []float32:
+		return floatReduceOf(op, path, xs, any(y).([]float32), any(xb).(*cubridge.Buffer[float32]), any(yb).(*cubridge.Buffer[float32]))
+	case []float64:
+		return floatReduceOf(op, path, xs, any(y).([]float64), any(xb).(*cubridge.Buffer[float64]), any(yb).(*cubridge.Buffer[float64]))
+	}
+	panic(fmt.Sprintf("floatReduce: %T", x))
+}
+
+func floatReduceOf[T cubridge.Float](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (float64, error) {
+	switch op + "/" + path {
+	case "sum/slices":
+		return cubridge.Sum(x)
+	case "sum/buffers":
+		return cubridge.SumBuffer(xb, nil)
+	case "dot/slices":
+		return cubridge.Dot(x, y)
+	case "dot/buffers":
+		return cubridge.DotBuffer(xb, yb, nil)
+	}
+	panic(op + "/" + path)
+}
+
+// intReduce runs sum or dot of an integer type through "slices" or "buffers".
+func intReduce[T cubridge.Number](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (int64, error) {
+	switch xs := any(x).(type) {
+	case []int32:
+		return intReduceOf(op, path, xs, any(y).([]int32), any(xb).(*cubridge.Buffer[int32]), any(yb).(*cubridge.Buffer[int32]))
+	case []int64:
+		return intReduceOf(op, path, xs, any(y).([]int64), any(xb).(*cubridge.Buffer[int64]), any(yb).(*cubridge.Buffer[int64]))
+	}
+	panic(fmt.Sprintf("intReduce: %T", x))
+}
+
+func intReduceOf[T cubridge.Integer](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (int64, error) {
+	switch op + "/" + path {
+	case "sum/slices":
+		return cubridge.SumInt(x)
+	case "sum/buffers":
+		return cubridge.SumIntBuffer(xb, nil)
+	case "dot/slices":
+		return cubridge.DotInt(x, y)
+	case "dot/buffers":
+		return cubridge.DotIntBuffer(xb, yb, nil)
+	}
+	panic(op + "/" + path)
+}
+
+// newDeviceFrom returns a device buffer holding a copy of s, freed at the
+// end of the test.
+func newDeviceFrom[T cubridge.Number](t testing.TB, s []T) *cubridge.Buffer[T] {
+	t.Helper()
+	b, err := cubridge.NewDevice[T](len(s))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Free()) })
+	require.NoError(t, b.CopyFrom(s))
+	return b
+}
+
+// withBuffers copies each slice to a device buffer, runs f on the buffers,
+// and copies every buffer back into its slice.
+func withBuffers[T cubridge.Number](t testing.TB, slices [][]T, f func([]*cubridge.Buffer[T]) error) {
+	t.Helper()
+	bufs := make([]*cubridge.Buffer[T], len(slices))
+	for i, s := range slices {
+		bufs[i] = newDeviceFrom(t, s)
+	}
+	require.NoError(t, f(bufs))
+	for i, s := range slices {
+		require.NoError(t, bufs[i].CopyTo(s))
+	}
+}
+
+// testAllTypes runs a generic test once per Go element type.
+func testAllTypes(t *testing.T, f32, f64, i32, i64 func(*testing.T)) {
+	t.Run("float32", f32)
+	t.Run("float64", f64)
+	t.Run("int32", i32)
+	t.Run("int64", i64)
+}
+
+// sample returns n deterministic values of T in a small range, including
+// zeros and negatives, so that sums and products stay exact.
+func sample[T cubridge.Number](n, seed int) []T {
+	out := make([]T, n)
+	for i := range out {
+		v := (i*7+seed*13)%19 - 9
+		out[i] = T(v)
+		if isFloat[T]() && i%3 == 0 {
+			out[i] = T(v) / 4
+		}
+	}
+	return out
+}
