@@ -1,0 +1,82 @@
+package cubridge_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubridge/cubridge/go/cubridge"
+)
+
+func TestStreamLifecycle(t *testing.T) {
+	s, err := cubridge.NewStream()
+	require.NoError(t, err)
+	require.NoError(t, s.Synchronize())
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close(), "double Close is harmless")
+
+	err = s.Synchronize()
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "stream is already closed")
+	b := newDeviceFrom(t, []float32{1})
+	assert.ErrorIs(t, cubridge.AddBuffer(b, b, b, s), cubridge.ErrInvalidArgument)
+	_, err = cubridge.SumBuffer(b, s)
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+
+	var nilStream *cubridge.Stream
+	require.NoError(t, nilStream.Synchronize(), "nil is the default stream")
+	require.NoError(t, nilStream.Close())
+	require.NoError(t, cubridge.Synchronize())
+}
+
+func TestEvents(t *testing.T) {
+	s, err := cubridge.NewStream()
+	require.NoError(t, err)
+	defer s.Close()
+	start, err := cubridge.NewEvent()
+	require.NoError(t, err)
+	defer start.Close()
+	end, err := cubridge.NewEvent()
+	require.NoError(t, err)
+	defer end.Close()
+
+	x, err := cubridge.NewDevice[float32](1 << 20)
+	require.NoError(t, err)
+	defer x.Free()
+	require.NoError(t, start.Record(s))
+	require.NoError(t, cubridge.FillBuffer(x, 1, s))
+	require.NoError(t, end.Record(s))
+	require.NoError(t, end.Synchronize())
+	d, err := cubridge.Elapsed(start, end)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, d.Nanoseconds(), int64(0))
+
+	require.NoError(t, start.Record(nil), "default stream")
+	require.NoError(t, start.Synchronize())
+
+	var nilEvent *cubridge.Event
+	_, err = cubridge.Elapsed(nilEvent, end)
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorIs(t, nilEvent.Record(s), cubridge.ErrInvalidArgument)
+	assert.ErrorIs(t, nilEvent.Synchronize(), cubridge.ErrInvalidArgument)
+	assert.NoError(t, nilEvent.Close())
+
+	require.NoError(t, end.Close())
+	_, err = cubridge.Elapsed(start, end)
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorIs(t, end.Record(s), cubridge.ErrInvalidArgument)
+}
+
+func TestStreamFromHandle(t *testing.T) {
+	backend, err := cubridge.Backend()
+	require.NoError(t, err)
+	if backend != cubridge.BackendCUDA {
+		t.Skip("wrapping a foreign cudaStream_t needs the CUDA backend")
+	}
+	// Handle 0 is CUDA's legacy default stream, which every process has.
+	s, err := cubridge.StreamFromHandle(0)
+	require.NoError(t, err)
+	require.NoError(t, s.Synchronize())
+	require.NoError(t, s.Close())
+}
