@@ -96,7 +96,7 @@ def _cuda_library_impl(ctx):
         )
         objects.append(obj)
 
-    linking_contexts = [c.linking_context for c in dep_cc]
+    linking_contexts = [c.linking_context for c in dep_cc] + [ctx.attr._portable_runtime[CcInfo].linking_context]
     if toolkit.cudart:
         linking_contexts.append(toolkit.cudart.linking_context)
     compilation_outputs = cc_common.create_compilation_outputs(
@@ -141,6 +141,7 @@ cuda_library = rule(
             doc = "GPU archs (sm_90, sm_90a, compute_90); default: --@cubridge//toolchains/cuda:archs.",
         ),
         "_archs_flag": attr.label(default = Label("//toolchains/cuda:archs")),
+        "_portable_runtime": attr.label(default = Label("//toolchains/cc:portable_runtime"), providers = [CcInfo]),
         "_toolkit": attr.label(default = Label("//toolchains/cuda:toolkit"), providers = [CudaToolkitInfo]),
     },
     toolchains = use_cpp_toolchain(),
