@@ -62,13 +62,18 @@ int cb_stream_from_handle(uintptr_t handle, cubridge_stream* stream) {
   return 0;
 }
 
+void cb_stream_release(cubridge_stream stream) {
+  if (stream != NULL) cubridge_stream_destroy(stream); /* frees the wrapper only */
+}
+
 int cb_sync_handle(uintptr_t handle) {
   if (cb_backend() != CUBRIDGE_BACKEND_CUDA) return PyErr_Occurred() ? -1 : 0;
   cubridge_stream s;
   if (cb_stream_from_handle(handle, &s) < 0) return -1;
   cubridge_status st;
   Py_BEGIN_ALLOW_THREADS st = cubridge_stream_synchronize(s);
-  Py_END_ALLOW_THREADS if (st != CUBRIDGE_OK) {
+  Py_END_ALLOW_THREADS cb_stream_release(s);
+  if (st != CUBRIDGE_OK) {
     cb_raise_status(st);
     return -1;
   }

@@ -96,11 +96,10 @@ cb_array* cb_array_new(int ndim, const int64_t* shape, int dtype, int kind) {
   return self;
 }
 
-static int cb_memcpy(void* dst, const void* src, size_t bytes, uintptr_t stream) {
-  cubridge_stream s;
-  if (cb_stream_from_handle(stream, &s) < 0) return -1;
+/* A copy on the default stream. */
+static int cb_memcpy(void* dst, const void* src, size_t bytes) {
   cubridge_status st;
-  Py_BEGIN_ALLOW_THREADS st = cubridge_memcpy(dst, src, bytes, s);
+  Py_BEGIN_ALLOW_THREADS st = cubridge_memcpy(dst, src, bytes, NULL);
   Py_END_ALLOW_THREADS if (st != CUBRIDGE_OK) {
     cb_raise_status(st);
     return -1;
@@ -113,7 +112,7 @@ cb_array* cb_array_copy(cb_array* self, int kind) {
   for (int i = 0; i < self->ndim; i++) dims[i] = (int64_t)self->shape[i];
   cb_array* c = cb_array_new(self->ndim, dims, self->dtype, kind);
   if (c == NULL) return NULL;
-  if (cb_array_settle(self, 0, 0) < 0 || cb_memcpy(c->ptr, self->ptr, self->nbytes, 0) < 0) {
+  if (cb_array_settle(self, 0, 0) < 0 || cb_memcpy(c->ptr, self->ptr, self->nbytes) < 0) {
     Py_DECREF((PyObject*)c);
     return NULL;
   }
@@ -333,7 +332,7 @@ static PyObject* cb_array_to_numpy(cb_array* self, PyObject* unused) {
     return NULL;
   }
   int rc = cb_array_settle(self, 1, 0);
-  if (rc == 0) rc = cb_memcpy(view.buf, self->ptr, self->nbytes, 0);
+  if (rc == 0) rc = cb_memcpy(view.buf, self->ptr, self->nbytes);
   PyBuffer_Release(&view);
   if (rc < 0) Py_CLEAR(out);
   return out;
@@ -420,16 +419,17 @@ static int cb_array_getbuffer(cb_array* self, Py_buffer* view, int flags) {
 
 static PyMethodDef cb_array_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))cb_dlpack_export, METH_VARARGS | METH_KEYWORDS,
-     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
      "Exports the array as a DLPack capsule (versioned when max_version >= (1, 0))."},
     {"__dlpack_device__", (PyCFunction)cb_dlpack_device, METH_NOARGS,
-     "__dlpack_device__()\n--\n\n(device_type, device_id) in DLPack terms."},
+     "__dlpack_device__($self)\n--\n\n(device_type, device_id) in DLPack terms."},
     {"to_numpy", (PyCFunction)cb_array_to_numpy, METH_NOARGS,
-     "to_numpy()\n--\n\nA NumPy copy of the array (waits for pending work)."},
+     "to_numpy($self)\n--\n\nA NumPy copy of the array (waits for pending work)."},
     {"copy", (PyCFunction)cb_array_copy_method, METH_NOARGS,
-     "copy()\n--\n\nA new Array with the same memory kind and contents."},
+     "copy($self)\n--\n\nA new Array with the same memory kind and contents."},
     {"__array__", (PyCFunction)(void (*)(void))cb_array_array, METH_VARARGS | METH_KEYWORDS,
-     "__array__(dtype=None, copy=None)\n--\n\nNumPy conversion (zero-copy when host-accessible)."},
+     "__array__($self, /, dtype=None, copy=None)\n--\n\nNumPy conversion (zero-copy when "
+     "host-accessible)."},
     {NULL}};
 
 static PyType_Slot cb_array_slots[] = {

@@ -61,7 +61,7 @@ static PyObject* cb_mod_synchronize(PyObject* m, PyObject* args) {
     cubridge_stream s;
     if (cb_stream_from_handle(handle, &s) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS st = cubridge_stream_synchronize(s);
-    Py_END_ALLOW_THREADS
+    Py_END_ALLOW_THREADS cb_stream_release(s);
   }
   if (st != CUBRIDGE_OK) return cb_raise_status(st);
   Py_RETURN_NONE;

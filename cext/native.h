@@ -39,8 +39,9 @@ PyObject* cb_scalar_to_python(int dtype, const void* p);
 /* Stream argument: None, an int cudaStream_t, an object with __cuda_stream__,
  * .ptr or .cuda_stream. Sets *handle (0 for the default stream). */
 int cb_stream_handle(PyObject* obj, uintptr_t* handle);
-/* A cubridge_stream for `handle` (NULL for 0). */
+/* A cubridge_stream wrapping `handle` (NULL for 0); release it after use. */
 int cb_stream_from_handle(uintptr_t handle, cubridge_stream* stream);
+void cb_stream_release(cubridge_stream stream);
 /* Blocks until the work queued on the foreign stream `handle` is done. */
 int cb_sync_handle(uintptr_t handle);
 

@@ -51,9 +51,16 @@ static cb_arg* cb_call_out(cb_call* c, PyObject* out_obj, const cb_arg* proto, i
 }
 
 /* Releases everything; on success returns the result (or `value`). */
+static void cb_call_release(cb_call* c) {
+  for (int i = 0; i < c->count; i++) cb_arg_release(&c->args[i]);
+  c->count = 0;
+  cb_stream_release(c->stream);
+  c->stream = NULL;
+}
+
 static PyObject* cb_call_end(cb_call* c, cubridge_status st, cb_arg* written, PyObject* value) {
   if (st == CUBRIDGE_OK && written != NULL) cb_arg_written(written, c->stream_handle);
-  for (int i = 0; i < c->count; i++) cb_arg_release(&c->args[i]);
+  cb_call_release(c);
   if (st != CUBRIDGE_OK) {
     cb_raise_status(st);
     Py_CLEAR(c->result);
@@ -68,7 +75,7 @@ static PyObject* cb_call_end(cb_call* c, cubridge_status st, cb_arg* written, Py
 }
 
 static PyObject* cb_call_fail(cb_call* c) {
-  for (int i = 0; i < c->count; i++) cb_arg_release(&c->args[i]);
+  cb_call_release(c);
   Py_CLEAR(c->result);
   return NULL;
 }

@@ -1,0 +1,142 @@
+"""Making :class:`cubridge.Array` objects."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+from . import _native
+from ._dtypes import dtype_name
+from ._ops import Scalar, Stream
+
+Array = _native.Array
+Shape = Union[int, Sequence[int]]
+
+
+def empty(shape: Shape, dtype: Any = "float32", *, memory: str = "device") -> Array:
+    """A new uninitialised Array.
+
+    ``memory`` is ``"device"`` (``cudaMalloc``), ``"managed"`` (``cudaMallocManaged``:
+    host and device may touch it) or ``"pinned"`` (``cudaMallocHost``: page-locked host
+    memory). On the CPU backend all three are ordinary host memory.
+
+    >>> import cubridge
+    >>> a = cubridge.empty((2, 3), "int32")
+    >>> a.shape, a.dtype, a.strides, a.memory
+    ((2, 3), 'int32', (12, 4), 'device')
+    """
+    return _native.Array(shape, dtype_name(dtype), memory)
+
+
+def full(
+    shape: Shape,
+    value: Scalar,
+    dtype: Any = "float32",
+    *,
+    memory: str = "device",
+    stream: Stream = None,
+) -> Array:
+    """A new Array with every element ``value`` (filled on ``stream``).
+
+    >>> import cubridge
+    >>> cubridge.full(3, 2.5).to_numpy()
+    array([2.5, 2.5, 2.5], dtype=float32)
+    """
+    a = empty(shape, dtype, memory=memory)
+    _native.fill(a, value, stream)
+    return a
+
+
+def zeros(
+    shape: Shape,
+    dtype: Any = "float32",
+    *,
+    memory: str = "device",
+    stream: Stream = None,
+) -> Array:
+    """A new Array of zeros.
+
+    >>> import cubridge
+    >>> cubridge.zeros((2, 2), "int64").to_numpy()
+    array([[0, 0],
+           [0, 0]])
+    """
+    return full(shape, 0, dtype, memory=memory, stream=stream)
+
+
+def asarray(
+    obj: Any,
+    dtype: Any = None,
+    *,
+    memory: str = "device",
+    copy: Optional[bool] = None,
+    stream: Stream = None,
+) -> Array:
+    """``obj`` as a :class:`cubridge.Array` in ``memory``.
+
+    An Array already in ``memory`` with the dtype asked for is returned as is (unless
+    ``copy=True``); anything else is copied: arrays of any library (buffer protocol,
+    DLPack, CUDA array interface), and lists or scalars (through NumPy). A non-contiguous
+    NumPy array is made contiguous first. ``copy=False`` raises instead of copying.
+
+    >>> import numpy as np, cubridge
+    >>> a = cubridge.asarray(np.array([[1, 2], [3, 4]], np.int32))
+    >>> a.shape, a.dtype
+    ((2, 2), 'int32')
+    >>> cubridge.asarray(a) is a
+    True
+    >>> cubridge.asarray([1.0, 2.0], "float16").to_numpy()
+    array([1., 2.], dtype=float16)
+    """
+    name = None if dtype is None else dtype_name(dtype)
+    if isinstance(obj, Array) and obj.memory == memory and name in (None, obj.dtype):
+        if copy:
+            return obj.copy()
+        return obj
+    if copy is False:
+        raise ValueError(
+            "asarray(copy=False): obj is not a cubridge.Array in "
+            f"{memory!r} memory of dtype {name or 'its own'}; a copy is needed"
+        )
+    if not isinstance(obj, Array) and not _is_array_like(obj):
+        import numpy as np
+
+        obj = np.asarray(obj)
+    if type(obj).__module__ == "numpy" and hasattr(obj, "flags"):
+        import numpy as np
+
+        if not obj.flags.c_contiguous:
+            obj = np.ascontiguousarray(obj)
+        if obj.dtype.name not in ("float32", "float64", "int32", "int64", "float16"):
+            obj = obj.astype(name or _default_for(obj.dtype))
+    result = _native.copy(obj, memory, stream)
+    if name is not None and result.dtype != name:
+        converted = empty(result.shape, name, memory=memory)
+        result = _native.astype(result, name, converted, stream)
+    return result
+
+
+def from_numpy(a: Any, *, memory: str = "device", stream: Stream = None) -> Array:
+    """A copy of the NumPy array ``a`` in a new Array (always a copy).
+
+    >>> import numpy as np, cubridge
+    >>> cubridge.from_numpy(np.arange(3.0)).to_numpy()
+    array([0., 1., 2.])
+    """
+    return asarray(a, memory=memory, copy=True, stream=stream)
+
+
+def _is_array_like(obj: Any) -> bool:
+    if hasattr(obj, "__dlpack__") or hasattr(obj, "__cuda_array_interface__"):
+        return True
+    try:
+        memoryview(obj).release()
+        return type(obj).__module__ != "builtins"  # bytes etc. go through NumPy
+    except TypeError:
+        return False
+
+
+def _default_for(np_dtype: Any) -> str:
+    kind = np_dtype.kind
+    if kind == "b" or kind in "iu":
+        return "int64"
+    return "float64"
