@@ -1,0 +1,166 @@
+// Command wheelcheck verifies that a Linux wheel's native code fits its tags:
+// the glibc symbol versions its shared objects need are covered by the
+// manylinux_X_Y platform tag, no libstdc++/libgcc_s symbol versions leak in
+// (the C++ runtime must be linked statically), only allowed system libraries
+// are needed, and an extension module exports nothing but PyInit_<name>.
+//
+// Usage: wheelcheck WHEEL...
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: wheelcheck WHEEL...")
+		os.Exit(2)
+	}
+	failed := false
+	for _, wheel := range os.Args[1:] {
+		problems, err := checkWheel(wheel, os.Stdout)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", wheel, err)
+			failed = true
+			continue
+		}
+		for _, p := range problems {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", wheel, p)
+		}
+		failed = failed || len(problems) > 0
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// checkWheel reports every way the wheel's shared objects break its tags.
+func checkWheel(wheel string, out io.Writer) ([]string, error) {
+	tag, err := platformTag(path.Base(wheel))
+	if err != nil {
+		return nil, err
+	}
+	allowed, err := manylinuxGlibc(tag)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.OpenReader(wheel)
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	var problems []string
+	objects := 0
+	for _, f := range zr.File {
+		if !strings.HasSuffix(f.Name, ".so") {
+			continue
+		}
+		objects++
+		data, err := readAll(f)
+		if err != nil {
+			return nil, err
+		}
+		needs, err := inspect(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		fmt.Fprintf(out, "%s: needs glibc %s (tag %s allows %s); libraries %v\n",
+			f.Name, needs.glibc, tag, allowed, needs.libraries)
+		problems = append(problems, needs.problems(f.Name, allowed)...)
+	}
+	if objects == 0 && tag != "any" {
+		problems = append(problems, "platform tag "+tag+" but no shared object inside")
+	}
+	return problems, nil
+}
+
+func readAll(f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// elfNeeds is what one shared object asks of the system.
+type elfNeeds struct {
+	glibc       version
+	libraries   []string
+	cxxVersions []string // GLIBCXX_/CXXABI_/GCC_ versions: the C++ runtime leaked in
+	exports     []string // defined global functions
+}
+
+func inspect(data []byte) (elfNeeds, error) {
+	var n elfNeeds
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return n, err
+	}
+	defer f.Close()
+	if n.libraries, err = f.ImportedLibraries(); err != nil {
+		return n, err
+	}
+	imported, err := f.ImportedSymbols()
+	if err != nil {
+		return n, err
+	}
+	for _, s := range imported {
+		switch {
+		case strings.HasPrefix(s.Version, "GLIBC_"):
+			if v, err := parseVersion(strings.TrimPrefix(s.Version, "GLIBC_")); err == nil && n.glibc.less(v) {
+				n.glibc = v
+			}
+		case strings.HasPrefix(s.Version, "GLIBCXX_"), strings.HasPrefix(s.Version, "CXXABI_"):
+			n.cxxVersions = append(n.cxxVersions, s.Name+"@"+s.Version)
+		}
+	}
+	symbols, err := f.DynamicSymbols()
+	if err != nil {
+		return n, err
+	}
+	for _, s := range symbols {
+		if s.Section != elf.SHN_UNDEF && elf.ST_BIND(s.Info) != elf.STB_LOCAL &&
+			elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			n.exports = append(n.exports, s.Name)
+		}
+	}
+	return n, nil
+}
+
+// allowedLibraries are those every manylinux system provides (PEP 599/600).
+var allowedLibraries = map[string]bool{
+	"libc.so.6": true, "libm.so.6": true, "libdl.so.2": true, "libpthread.so.0": true,
+	"librt.so.1": true, "libgcc_s.so.1": true, "ld-linux-x86-64.so.2": true,
+}
+
+func (n elfNeeds) problems(name string, allowed version) []string {
+	var p []string
+	if allowed.less(n.glibc) {
+		p = append(p, fmt.Sprintf("%s needs glibc %s, more than the tag's %s", name, n.glibc, allowed))
+	}
+	for _, lib := range n.libraries {
+		if !allowedLibraries[lib] {
+			p = append(p, fmt.Sprintf("%s needs %s, which manylinux does not provide", name, lib))
+		}
+	}
+	if len(n.cxxVersions) > 0 {
+		p = append(p, fmt.Sprintf("%s imports C++ runtime symbols (link it statically): %v", name, n.cxxVersions[:min(3, len(n.cxxVersions))]))
+	}
+	if strings.HasSuffix(name, ".abi3.so") || strings.Contains(name, ".cpython-") {
+		module := strings.SplitN(path.Base(name), ".", 2)[0]
+		for _, e := range n.exports {
+			if e != "PyInit_"+module {
+				p = append(p, fmt.Sprintf("%s exports %s; an extension should export only PyInit_%s", name, e, module))
+			}
+		}
+	}
+	return p
+}

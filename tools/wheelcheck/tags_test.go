@@ -1,0 +1,60 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestManylinuxGlibc(t *testing.T) {
+	for tag, want := range map[string]version{
+		"manylinux_2_35_x86_64": {2, 35},
+		"manylinux_2_17_x86_64": {2, 17},
+		"manylinux2014_x86_64":  {2, 17},
+		"manylinux1_x86_64":     {2, 5},
+	} {
+		got, err := manylinuxGlibc(tag)
+		require.NoError(t, err, tag)
+		assert.Equal(t, want, got, tag)
+	}
+	for _, bad := range []string{"linux_x86_64", "manylinux_2_x86", "any"} {
+		_, err := manylinuxGlibc(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestPlatformTag(t *testing.T) {
+	tag, err := platformTag("cubridge-0.1.0-cp311-abi3-manylinux_2_35_x86_64.whl")
+	require.NoError(t, err)
+	assert.Equal(t, "manylinux_2_35_x86_64", tag)
+	_, err = platformTag("cubridge.tar.gz")
+	assert.Error(t, err)
+}
+
+func TestParseVersion(t *testing.T) {
+	v, err := parseVersion("2.2.5")
+	require.NoError(t, err)
+	assert.Equal(t, version{2, 2}, v)
+	assert.True(t, version{2, 34}.less(version{2, 35}))
+	assert.False(t, version{3, 0}.less(version{2, 99}))
+	_, err = parseVersion("x")
+	assert.Error(t, err)
+}
+
+func TestProblems(t *testing.T) {
+	n := elfNeeds{
+		glibc:       version{2, 38},
+		libraries:   []string{"libc.so.6", "libstdc++.so.6"},
+		cxxVersions: []string{"_Znwm@GLIBCXX_3.4"},
+		exports:     []string{"PyInit__native", "cubridge_add"},
+	}
+	p := n.problems("cubridge/_native.abi3.so", version{2, 35})
+	require.Len(t, p, 4)
+	assert.Contains(t, p[0], "needs glibc 2.38")
+	assert.Contains(t, p[1], "libstdc++.so.6")
+	assert.Contains(t, p[2], "C++ runtime")
+	assert.Contains(t, p[3], "exports cubridge_add")
+	ok := elfNeeds{glibc: version{2, 34}, libraries: []string{"libc.so.6"}, exports: []string{"PyInit__native"}}
+	assert.Empty(t, ok.problems("cubridge/_native.abi3.so", version{2, 35}))
+}
