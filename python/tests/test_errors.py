@@ -1,0 +1,230 @@
+"""Every bad input gets its exception, naming the argument; nothing crashes."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import cubridge
+
+f32 = np.ones(5, np.float32)
+
+
+def ro(x: np.ndarray) -> np.ndarray:
+    x = x.copy()
+    x.flags.writeable = False
+    return x
+
+
+# (name, call, exception, message fragment)
+BINARY_CASES = [
+    ("list", lambda op: op([1.0, 2.0], f32), TypeError, "a must be an array"),
+    ("None", lambda op: op(f32, None), TypeError, "b must be an array"),
+    ("int", lambda op: op(f32, 3), TypeError, "b must be an array"),
+    (
+        "wrong dtype",
+        lambda op: op(np.ones(5, np.uint8), np.ones(5, np.uint8)),
+        TypeError,
+        "a has unsupported dtype",
+    ),
+    (
+        "bool",
+        lambda op: op(np.ones(5, bool), np.ones(5, bool)),
+        TypeError,
+        "unsupported",
+    ),
+    (
+        "complex",
+        lambda op: op(np.ones(5, complex), np.ones(5, complex)),
+        TypeError,
+        "unsupported",
+    ),
+    ("mixed dtypes", lambda op: op(f32, np.ones(5)), TypeError, "b has dtype float64"),
+    (
+        "length mismatch",
+        lambda op: op(f32, np.ones(4, np.float32)),
+        ValueError,
+        "b has length 4 but a has length 5",
+    ),
+    (
+        "2-D vs 1-D",
+        lambda op: op(np.ones((5, 1), np.float32), f32),
+        ValueError,
+        "shape",
+    ),
+    (
+        "non-contiguous",
+        lambda op: op(np.ones(10, np.float32)[::2], f32),
+        ValueError,
+        "a must be C-contiguous",
+    ),
+    (
+        "fortran",
+        lambda op: op(
+            np.ones((3, 4), np.float32, order="F"), np.ones((3, 4), np.float32)
+        ),
+        ValueError,
+        "C-contiguous",
+    ),
+    (
+        "big-endian",
+        lambda op: op(np.ones(5, ">f4"), np.ones(5, ">f4")),
+        TypeError,
+        "unsupported",
+    ),
+    (
+        "read-only out",
+        lambda op: op(f32, f32, out=ro(f32)),
+        ValueError,
+        "out is read-only",
+    ),
+    (
+        "out dtype",
+        lambda op: op(f32, f32, out=np.ones(5)),
+        TypeError,
+        "out has dtype float64",
+    ),
+    (
+        "out length",
+        lambda op: op(f32, f32, out=np.ones(6, np.float32)),
+        ValueError,
+        "out has length 6",
+    ),
+    (
+        "out list",
+        lambda op: op(f32, f32, out=[0.0] * 5),
+        TypeError,
+        "out must be an array",
+    ),
+    ("bytes", lambda op: op(b"abcd", b"abcd"), TypeError, "unsupported"),
+    ("bad stream", lambda op: op(f32, f32, stream="s"), TypeError, "stream must be"),
+    ("negative stream", lambda op: op(f32, f32, stream=-1), ValueError, "stream"),
+]
+
+
+@pytest.mark.parametrize("opname", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize(
+    "call,exc,msg", [c[1:] for c in BINARY_CASES], ids=[c[0] for c in BINARY_CASES]
+)
+def test_binary_bad_inputs(
+    opname: str, call: Callable[..., Any], exc: type, msg: str
+) -> None:
+    with pytest.raises(exc, match=msg):
+        call(getattr(cubridge, opname))
+
+
+def test_read_only_inputs_are_fine() -> None:
+    np.testing.assert_array_equal(cubridge.add(ro(f32), ro(f32)), 2 * f32)
+
+
+def test_partial_overlap_is_refused() -> None:
+    buf = np.arange(10, dtype=np.float32)
+    with pytest.raises(ValueError, match="overlap"):
+        cubridge.add(buf[:8], buf[:8], out=buf[2:])
+
+
+def test_scalar_arguments() -> None:
+    with pytest.raises(TypeError, match="alpha must be a real number"):
+        cubridge.scale(f32, "2")
+    with pytest.raises(TypeError, match="alpha must be a real number"):
+        cubridge.axpy(None, f32, f32)
+    with pytest.raises(TypeError, match="value must be a real number"):
+        cubridge.fill(f32.copy(), [1])
+    with pytest.raises(TypeError, match="zero_value must be a real number"):
+        cubridge.div(f32, f32, zero_value="x")
+
+
+def test_axpy_errors() -> None:
+    x = np.ones(5, np.float32)
+    with pytest.raises(ValueError, match="y has length 4"):
+        cubridge.axpy(1, x, np.ones(4, np.float32))
+    with pytest.raises(TypeError, match="y has dtype float64"):
+        cubridge.axpy(1, x, np.ones(5))
+    with pytest.raises(ValueError, match="not x"):
+        cubridge.axpy(1, x, np.ones(5, np.float32), out=x)
+    with pytest.raises(ValueError, match="out is read-only"):
+        cubridge.axpy(1, x, x.copy(), out=ro(x))
+
+
+def test_fill_needs_writable() -> None:
+    with pytest.raises(ValueError, match="x is read-only"):
+        cubridge.fill(ro(f32), 1)
+    with pytest.raises(TypeError, match="x must be an array"):
+        cubridge.fill([0.0], 1)
+
+
+def test_astype_errors() -> None:
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        cubridge.astype(f32, np.uint8)
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        cubridge.astype(f32, "complex64")
+    with pytest.raises(TypeError, match="give dtype, out"):
+        cubridge.astype(f32)
+    with pytest.raises(TypeError, match="out has dtype float64"):
+        cubridge.astype(f32, "int32", out=np.ones(5))
+    with pytest.raises(TypeError, match="NumPy has no bfloat16"):
+        cubridge.astype(f32, "bfloat16")  # host result would need a NumPy bfloat16
+
+
+def test_reduction_errors() -> None:
+    with pytest.raises(ValueError, match="dot: x must be 1-D, got 2-D"):
+        cubridge.dot(np.ones((2, 2)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="y has length 3 but x has length 2"):
+        cubridge.dot(np.ones(2), np.ones(3))
+    with pytest.raises(TypeError, match="y has dtype float32"):
+        cubridge.dot(np.ones(2), np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="x must be an array"):
+        cubridge.sum([1, 2, 3])
+    with pytest.raises(TypeError, match="x must be an array"):
+        cubridge.max(None)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        cubridge.sum(np.ones(10)[::3])
+
+
+def test_library_errors_carry_status() -> None:
+    with pytest.raises(cubridge.Error) as info:
+        cubridge.min(np.empty(0))
+    err = info.value
+    assert isinstance(err, cubridge.InvalidArgumentError) and isinstance(
+        err, ValueError
+    )
+    assert err.status == 1 and err.status_name == "INVALID_ARGUMENT"
+    assert "empty" in str(err) or "0" in str(err)
+
+
+def test_error_hierarchy() -> None:
+    assert issubclass(cubridge.OutOfMemoryError, cubridge.Error)
+    assert issubclass(cubridge.OutOfMemoryError, MemoryError)
+    assert issubclass(cubridge.UnsupportedDtypeError, TypeError)
+    assert issubclass(cubridge.CudaStickyError, cubridge.CudaError)
+    for cls in (
+        cubridge.NoDeviceError,
+        cubridge.DriverError,
+        cubridge.LaunchError,
+        cubridge.InternalError,
+    ):
+        assert issubclass(cls, cubridge.Error)
+    assert cubridge.Error.__module__ == "cubridge"
+
+
+def test_out_of_memory() -> None:
+    with pytest.raises(cubridge.OutOfMemoryError) as info:
+        cubridge.empty(2**60 // 8, "float64", memory="pinned")
+    assert info.value.status_name == "OUT_OF_MEMORY"
+
+
+def test_creation_errors() -> None:
+    with pytest.raises(ValueError, match="memory must be"):
+        cubridge.empty(3, memory="host")
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        cubridge.zeros(3, "uint8")
+    with pytest.raises(ValueError, match=">= 0"):
+        cubridge.empty(-1)
+    with pytest.raises(TypeError, match="shape"):
+        cubridge.empty("3")
+    with pytest.raises(TypeError, match="ints"):
+        cubridge.empty((2, 1.5))
+    with pytest.raises(ValueError, match="too large"):
+        cubridge.empty((2**40, 2**40))
