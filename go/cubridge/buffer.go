@@ -171,13 +171,17 @@ func (b *Buffer[T]) copySlice(op string, s []T, in bool) error {
 }
 
 // Prefetch migrates a managed buffer towards device (HostDevice: the host)
-// on stream s. It does nothing on the CPU backend.
+// on stream s; other kinds of buffer are ErrInvalidArgument. It does nothing
+// on the CPU backend.
 func (b *Buffer[T]) Prefetch(device int, s *Stream) error {
 	h, sh, err := begin("prefetch", s, b.arg("buffer"))
 	if err != nil {
 		return err
 	}
 	defer h.release()
+	if b.kind != ManagedMemory {
+		return invalid("prefetch", "buffer is %v memory; only managed memory can be prefetched", b.kind)
+	}
 	return check("prefetch", func() C.cubridge_status {
 		return C.cubridge_prefetch(b.ptr, bytesOf[T](b.n), C.int(device), sh)
 	})

@@ -233,6 +233,10 @@ func TestCopyBetweenKinds(t *testing.T) {
 	out := make([]int32, 4)
 	require.NoError(t, managed.CopyTo(out))
 	assert.Equal(t, in, out)
+
+	err = dev.Prefetch(0, s)
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument, "only managed memory prefetches")
+	assert.ErrorContains(t, err, "managed")
 }
 
 func TestHostSlice(t *testing.T) {

@@ -69,14 +69,28 @@ func TestEvents(t *testing.T) {
 }
 
 func TestStreamFromHandle(t *testing.T) {
-	backend, err := cubridge.Backend()
-	require.NoError(t, err)
-	if backend != cubridge.BackendCUDA {
-		t.Skip("wrapping a foreign cudaStream_t needs the CUDA backend")
-	}
-	// Handle 0 is CUDA's legacy default stream, which every process has.
+	// Handle 0 is CUDA's legacy default stream, which every process has; on
+	// the CPU backend the wrapper works the same way.
 	s, err := cubridge.StreamFromHandle(0)
 	require.NoError(t, err)
 	require.NoError(t, s.Synchronize())
-	require.NoError(t, s.Close())
+	x := newDeviceFrom(t, []int32{1, 2})
+	require.NoError(t, cubridge.AddBuffer(x, x, x, s))
+	require.NoError(t, s.Synchronize())
+	got := make([]int32, 2)
+	require.NoError(t, x.CopyTo(got))
+	assert.Equal(t, []int32{2, 4}, got)
+	require.NoError(t, s.Close(), "closes the wrapper, not the foreign stream")
+}
+
+func TestElapsedNeedsRecordedEvents(t *testing.T) {
+	a, err := cubridge.NewEvent()
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := cubridge.NewEvent()
+	require.NoError(t, err)
+	defer b.Close()
+	_, err = cubridge.Elapsed(a, b)
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "never recorded")
 }
