@@ -356,6 +356,10 @@ int cb_arg_get(PyObject* obj, const char* name, int writable, uintptr_t stream, 
 }
 
 void cb_arg_release(cb_arg* arg) {
+  /* Release callbacks (DLPack deleters, buffer release) may run Python code:
+   * never with an exception pending. */
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
   if (arg->has_view) {
     PyBuffer_Release(&arg->view);
     arg->has_view = 0;
@@ -366,6 +370,11 @@ void cb_arg_release(cb_arg* arg) {
   }
   Py_CLEAR(arg->array);
   Py_CLEAR(arg->keep);
+  if (type != NULL) {
+    PyErr_Restore(type, value, tb);
+  } else if (PyErr_Occurred()) {
+    PyErr_WriteUnraisable(NULL); /* a deleter raised: report, do not fail the op */
+  }
 }
 
 static PyObject* cb_shape_str(const cb_arg* a) {
