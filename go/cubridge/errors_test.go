@@ -2,6 +2,8 @@ package cubridge_test
 
 import (
 	"errors"
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -107,4 +109,38 @@ func TestLibraryState(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, total, uint64(0))
 	assert.LessOrEqual(t, free, total)
+}
+
+// TestCUDABackendWithoutDevice asks for the CUDA backend where there is no
+// GPU (in a child process: the backend is chosen once per process). Every
+// op must fail with ErrDriver or ErrNoDevice, never panic.
+func TestCUDABackendWithoutDevice(t *testing.T) {
+	if os.Getenv("CUBRIDGE_TEST_CHILD") == "no-device" {
+		backend, err := cubridge.Backend()
+		require.NoError(t, err)
+		require.Equal(t, cubridge.BackendCUDA, backend)
+		noGPU := func(err error) {
+			t.Helper()
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, cubridge.ErrDriver) || errors.Is(err, cubridge.ErrNoDevice), "%v", err)
+		}
+		noGPU(cubridge.Add([]float32{1}, []float32{1}, []float32{1}))
+		_, err = cubridge.Sum([]float64{1})
+		noGPU(err)
+		_, err = cubridge.NewDevice[int32](4)
+		noGPU(err)
+		_, _, err = cubridge.MemInfo()
+		noGPU(err)
+		return
+	}
+	devices, err := cubridge.Devices()
+	require.NoError(t, err)
+	if len(devices) > 0 {
+		t.Skip("a GPU is present")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCUDABackendWithoutDevice$", "-test.v")
+	cmd.Env = append(os.Environ(), "CUBRIDGE_BACKEND=cuda", "CUBRIDGE_TEST_CHILD=no-device")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "child test failed:\n%s", out)
+	require.Contains(t, string(out), "--- PASS: TestCUDABackendWithoutDevice")
 }
