@@ -1,0 +1,130 @@
+// Persistent worker threads, started on first parallel use, never joined
+// (they sleep on a condition variable; the process may exit at any time).
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "cpu_pool.h"
+
+namespace cubridge {
+namespace {
+
+class Pool {
+ public:
+  Pool() {
+    unsigned hc = std::thread::hardware_concurrency();
+    threads_ = static_cast<int>(std::min(hc == 0 ? 1u : hc, 64u));
+    try {
+      for (int i = 1; i < threads_; ++i) std::thread([this] { worker(); }).detach();
+    } catch (...) {
+      threads_ = 1;  // could not start threads: everything runs inline
+    }
+  }
+
+  int threads() const { return threads_; }
+
+  void run(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), void* ctx) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock() || threads_ <= 1) {
+      fn(ctx, 0, n);
+      return;
+    }
+    size_t max_pieces = (n + grain - 1) / grain;
+    size_t pieces = std::min<size_t>(max_pieces, static_cast<size_t>(threads_) * 4);
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      fn_ = fn;
+      ctx_ = ctx;
+      n_ = n;
+      pieces_ = pieces;
+      next_.store(0);
+      done_ = 0;
+      ++generation_;
+    }
+    cv_.notify_all();
+    work();
+    std::unique_lock<std::mutex> lk(mu_);
+    // Wait for every piece and for every worker that joined this job to leave
+    // it, so no worker can touch the next job's fields late.
+    done_cv_.wait(lk, [&] { return done_ == pieces_ && active_ == 0; });
+    fn_ = nullptr;
+  }
+
+ private:
+  // Takes pieces until none are left; returns how many this thread ran.
+  void work() {
+    size_t ran = 0;
+    for (;;) {
+      size_t p = next_.fetch_add(1);
+      if (p >= pieces_) break;
+      size_t b = n_ * p / pieces_, e = n_ * (p + 1) / pieces_;
+      fn_(ctx_, b, e);
+      ++ran;
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    done_ += ran;
+    if (done_ == pieces_) done_cv_.notify_all();
+  }
+
+  void worker() {
+    unsigned long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (!fn_) continue;
+        ++active_;
+      }
+      work();
+      std::lock_guard<std::mutex> lk(mu_);
+      --active_;
+      if (active_ == 0) done_cv_.notify_all();
+    }
+  }
+
+  int threads_ = 1;
+  std::mutex busy_;  // one parallel call at a time
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  void (*fn_)(void*, size_t, size_t) = nullptr;
+  void* ctx_ = nullptr;
+  size_t n_ = 0, pieces_ = 0, done_ = 0;
+  int active_ = 0;  // workers inside work() for the current job
+  std::atomic<size_t> next_{0};
+  unsigned long generation_ = 0;
+};
+
+Pool* pool() {
+  // Leaked on purpose: detached workers may still reference it at exit.
+  static Pool* p = new (std::nothrow) Pool();
+  return p;
+}
+
+}  // namespace
+
+void parallel_for(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), void* ctx) {
+  if (n == 0) return;
+  if (grain == 0) grain = 1;
+  if (n <= grain) {
+    fn(ctx, 0, n);
+    return;
+  }
+  Pool* p = pool();
+  if (!p) {
+    fn(ctx, 0, n);
+    return;
+  }
+  p->run(n, grain, fn, ctx);
+}
+
+int pool_threads() {
+  Pool* p = pool();
+  return p ? p->threads() : 1;
+}
+
+}  // namespace cubridge

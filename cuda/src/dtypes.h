@@ -1,0 +1,108 @@
+// The one table of element types. Every dispatch in the library is generated
+// from CUBRIDGE_DTYPES; adding a dtype means adding one line here (and the enum
+// value in cubridge.h).
+#ifndef CUBRIDGE_SRC_DTYPES_H_
+#define CUBRIDGE_SRC_DTYPES_H_
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cubridge/cubridge.h"
+
+// X(ENUM, c_type, "name", is_float, is_low_precision)
+#define CUBRIDGE_DTYPES(X)                            \
+  X(CUBRIDGE_FLOAT32, float, "float32", true, false)  \
+  X(CUBRIDGE_FLOAT64, double, "float64", true, false) \
+  X(CUBRIDGE_INT32, int32_t, "int32", false, false)   \
+  X(CUBRIDGE_INT64, int64_t, "int64", false, false)   \
+  X(CUBRIDGE_FLOAT16, __half, "float16", true, true)  \
+  X(CUBRIDGE_BFLOAT16, __nv_bfloat16, "bfloat16", true, true)
+
+namespace cubridge {
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+// Static facts about one dtype, generated from the table.
+template <class T>
+struct DtypeOf;
+#define CUBRIDGE_X(E, T, NAME, FLT, LOW)          \
+  template <>                                     \
+  struct DtypeOf<T> {                             \
+    static constexpr int value = E;               \
+    static constexpr bool is_float = FLT;         \
+    static constexpr bool is_low_precision = LOW; \
+    static constexpr const char* name = NAME;     \
+  };
+CUBRIDGE_DTYPES(CUBRIDGE_X)
+#undef CUBRIDGE_X
+
+inline bool dtype_known(int dtype) {
+  switch (dtype) {
+#define CUBRIDGE_X(E, T, NAME, FLT, LOW) case E:
+    CUBRIDGE_DTYPES(CUBRIDGE_X)
+#undef CUBRIDGE_X
+    return true;
+    default:
+      return false;
+  }
+}
+
+inline const char* dtype_name(int dtype) {
+  switch (dtype) {
+#define CUBRIDGE_X(E, T, NAME, FLT, LOW) \
+  case E:                                \
+    return NAME;
+    CUBRIDGE_DTYPES(CUBRIDGE_X)
+#undef CUBRIDGE_X
+    default:
+      return nullptr;
+  }
+}
+
+inline size_t dtype_size(int dtype) {
+  switch (dtype) {
+#define CUBRIDGE_X(E, T, NAME, FLT, LOW) \
+  case E:                                \
+    return sizeof(T);
+    CUBRIDGE_DTYPES(CUBRIDGE_X)
+#undef CUBRIDGE_X
+    default:
+      return 0;
+  }
+}
+
+inline bool dtype_is_float(int dtype) {
+  switch (dtype) {
+#define CUBRIDGE_X(E, T, NAME, FLT, LOW) \
+  case E:                                \
+    return FLT;
+    CUBRIDGE_DTYPES(CUBRIDGE_X)
+#undef CUBRIDGE_X
+    default:
+      return false;
+  }
+}
+
+// Calls f(Tag<T>{}) for the C type of `dtype`; returns `unknown` for a dtype
+// not in the table. f must return cubridge_status.
+template <class F>
+cubridge_status dispatch(int dtype, cubridge_status unknown, F&& f) {
+  switch (dtype) {
+#define CUBRIDGE_X(E, T, NAME, FLT, LOW) \
+  case E:                                \
+    return f(Tag<T>{});
+    CUBRIDGE_DTYPES(CUBRIDGE_X)
+#undef CUBRIDGE_X
+    default:
+      return unknown;
+  }
+}
+
+}  // namespace cubridge
+
+#endif  // CUBRIDGE_SRC_DTYPES_H_

@@ -1,0 +1,38 @@
+// Cached pinned staging buffers and streams for the pipelined host path:
+// host arrays are copied in chunks through pinned memory on kSlots streams so
+// that the host copies, PCIe transfers and kernels of different chunks overlap.
+#ifndef CUBRIDGE_SRC_HOST_PIPELINE_H_
+#define CUBRIDGE_SRC_HOST_PIPELINE_H_
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include "cubridge/cubridge.h"
+
+namespace cubridge {
+
+constexpr int kSlots = 3;                 // streams in flight per call
+constexpr int kSlotBuffers = 3;           // two inputs and one output per slot
+constexpr size_t kChunkBytes = 4u << 20;  // bytes per buffer (largest dtype)
+
+struct StagingSlot {
+  cudaStream_t stream;
+  cudaEvent_t done;
+  void* host[kSlotBuffers];  // pinned
+  void* dev[kSlotBuffers];   // device
+};
+
+struct StagingSet {
+  int device;
+  bool in_use;
+  StagingSlot slot[kSlots];
+};
+
+// A free staging set for the current device, created on first use and kept
+// for later calls (one per concurrent caller). Give it back with release.
+cubridge_status acquire_staging(const char* fn, StagingSet** set);
+void release_staging(StagingSet* set);
+
+}  // namespace cubridge
+
+#endif  // CUBRIDGE_SRC_HOST_PIPELINE_H_

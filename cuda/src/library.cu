@@ -1,0 +1,91 @@
+// Library state: version, messages, names, backend and device queries.
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+#include "backend.h"
+#include "dtypes.h"
+#include "status.h"
+
+using namespace cubridge;
+
+extern "C" {
+
+CUBRIDGE_API int cubridge_version(void) { return CUBRIDGE_VERSION; }
+
+CUBRIDGE_API const char* cubridge_last_error(void) { return last_error(); }
+
+CUBRIDGE_API const char* cubridge_status_name(int status) {
+  switch (status) {
+    case CUBRIDGE_OK:
+      return "OK";
+    case CUBRIDGE_ERR_INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case CUBRIDGE_ERR_UNSUPPORTED_DTYPE:
+      return "UNSUPPORTED_DTYPE";
+    case CUBRIDGE_ERR_OUT_OF_MEMORY:
+      return "OUT_OF_MEMORY";
+    case CUBRIDGE_ERR_NO_DEVICE:
+      return "NO_DEVICE";
+    case CUBRIDGE_ERR_DRIVER:
+      return "DRIVER";
+    case CUBRIDGE_ERR_LAUNCH_FAILED:
+      return "LAUNCH_FAILED";
+    case CUBRIDGE_ERR_CUDA:
+      return "CUDA";
+    case CUBRIDGE_ERR_CUDA_STICKY:
+      return "CUDA_STICKY";
+    case CUBRIDGE_ERR_INTERNAL:
+      return "INTERNAL";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+CUBRIDGE_API const char* cubridge_dtype_name(int dtype) { return dtype_name(dtype); }
+
+CUBRIDGE_API size_t cubridge_dtype_size(int dtype) { return dtype_size(dtype); }
+
+CUBRIDGE_API cubridge_status cubridge_get_backend(int* out) {
+  clear_error();
+  if (!out) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "cubridge_get_backend: argument 'backend' is NULL");
+  }
+  *out = backend().kind;
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_device_count(int* count) {
+  clear_error();
+  if (!count) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "cubridge_device_count: argument 'count' is NULL");
+  }
+  *count = backend().device_count;
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_device_name(int device, char* buf, size_t len) {
+  const char* fn = "cubridge_device_name";
+  clear_error();
+  if (!buf) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'buf' is NULL", fn);
+  if (len == 0) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'len' is 0", fn);
+  buf[0] = '\0';
+  if (on_cpu()) {
+    return fail(CUBRIDGE_ERR_NO_DEVICE, "%s: the CPU backend is in use; there is no device %d", fn,
+                device);
+  }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  if (device < 0 || device >= backend().device_count) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'device' = %d is out of range (%d devices)", fn, device,
+                backend().device_count);
+  }
+  cudaDeviceProp prop;
+  CUBRIDGE_CUDA(fn, cudaGetDeviceProperties(&prop, device));
+  size_t n = strnlen(prop.name, sizeof(prop.name));
+  if (n >= len) n = len - 1;
+  memcpy(buf, prop.name, n);
+  buf[n] = '\0';
+  return CUBRIDGE_OK;
+}
+
+}  // extern "C"

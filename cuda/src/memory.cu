@@ -1,0 +1,234 @@
+// Memory: allocation of every kind, pointer kinds, copies, prefetch.
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "pointers.h"
+#include "status.h"
+#include "streams.h"
+
+using namespace cubridge;
+
+namespace {
+
+constexpr size_t kAlign = 256;
+
+const char* kind_name(int kind) {
+  switch (kind) {
+    case CUBRIDGE_MEMORY_HOST:
+      return "HOST";
+    case CUBRIDGE_MEMORY_DEVICE:
+      return "DEVICE";
+    case CUBRIDGE_MEMORY_MANAGED:
+      return "MANAGED";
+    case CUBRIDGE_MEMORY_PINNED:
+      return "PINNED";
+    default:
+      return "unknown";
+  }
+}
+
+cubridge_status check_alloc_kind(const char* fn, int kind) {
+  if (kind == CUBRIDGE_MEMORY_DEVICE || kind == CUBRIDGE_MEMORY_MANAGED ||
+      kind == CUBRIDGE_MEMORY_PINNED) {
+    return CUBRIDGE_OK;
+  }
+  return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+              "%s: argument 'kind' = %d (%s) is not DEVICE, MANAGED or PINNED", fn, kind,
+              kind_name(kind));
+}
+
+}  // namespace
+
+extern "C" {
+
+CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr) {
+  const char* fn = "cubridge_malloc";
+  clear_error();
+  if (ptr == nullptr) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'ptr' is NULL", fn);
+  *ptr = nullptr;
+  CUBRIDGE_TRY(check_alloc_kind(fn, kind));
+  if (bytes == 0) return CUBRIDGE_OK;
+  if (bytes > SIZE_MAX - kAlign) {
+    return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: argument 'bytes' = %zu is too large", fn, bytes);
+  }
+  if (on_cpu()) {
+    void* p = aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
+    if (!p) {
+      return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory allocating %zu bytes (%s)",
+                  fn, bytes, kind_name(kind));
+    }
+    *ptr = p;
+    return CUBRIDGE_OK;
+  }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  void* p = nullptr;
+  cudaError_t err = cudaSuccess;
+  switch (kind) {
+    case CUBRIDGE_MEMORY_DEVICE:
+      err = cudaMalloc(&p, bytes);
+      break;
+    case CUBRIDGE_MEMORY_MANAGED: {
+      // Never ask for more managed memory than the device has free: it can
+      // hang the GPU instead of failing.
+      size_t free_b = 0, total_b = 0;
+      CUBRIDGE_CUDA(fn, cudaMemGetInfo(&free_b, &total_b));
+      if (bytes > free_b) {
+        return fail(CUBRIDGE_ERR_OUT_OF_MEMORY,
+                    "%s: MANAGED request of %zu bytes exceeds the device's free memory (%zu bytes)",
+                    fn, bytes, free_b);
+      }
+      err = cudaMallocManaged(&p, bytes, cudaMemAttachGlobal);
+      break;
+    }
+    case CUBRIDGE_MEMORY_PINNED:
+      err = cudaMallocHost(&p, bytes);
+      break;
+  }
+  if (err != cudaSuccess) {
+    cubridge_status st = fail_cuda(err, fn,
+                                   kind == CUBRIDGE_MEMORY_PINNED    ? "cudaMallocHost"
+                                   : kind == CUBRIDGE_MEMORY_MANAGED ? "cudaMallocManaged"
+                                                                     : "cudaMalloc");
+    if (st == CUBRIDGE_ERR_OUT_OF_MEMORY) {
+      fail(st, "%s: out of %s memory allocating %zu bytes", fn, kind_name(kind), bytes);
+    }
+    return st;
+  }
+  *ptr = p;
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_free(int kind, void* ptr) {
+  const char* fn = "cubridge_free";
+  clear_error();
+  CUBRIDGE_TRY(check_alloc_kind(fn, kind));
+  if (ptr == nullptr) return CUBRIDGE_OK;
+  if (on_cpu()) {
+    free(ptr);
+    return CUBRIDGE_OK;
+  }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  if (kind == CUBRIDGE_MEMORY_PINNED) {
+    CUBRIDGE_CUDA(fn, cudaFreeHost(ptr));
+  } else {
+    CUBRIDGE_CUDA(fn, cudaFree(ptr));
+  }
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_pointer_kind(const void* ptr, int* kind, int* device) {
+  const char* fn = "cubridge_pointer_kind";
+  clear_error();
+  if (ptr == nullptr) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'ptr' is NULL", fn);
+  if (kind == nullptr) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'kind' is NULL", fn);
+  }
+  if (on_cpu()) {
+    *kind = CUBRIDGE_MEMORY_HOST;
+    if (device) *device = -1;
+    return CUBRIDGE_OK;
+  }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  PtrInfo info;
+  CUBRIDGE_TRY(query_pointer(fn, "ptr", ptr, &info));
+  switch (info.loc) {
+    case Loc::kPageable:
+      *kind = CUBRIDGE_MEMORY_HOST;
+      break;
+    case Loc::kPinned:
+      *kind = CUBRIDGE_MEMORY_PINNED;
+      break;
+    case Loc::kDevice:
+      *kind = CUBRIDGE_MEMORY_DEVICE;
+      break;
+    case Loc::kManaged:
+      *kind = CUBRIDGE_MEMORY_MANAGED;
+      break;
+  }
+  if (device) *device = info.device;
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_memcpy(void* dst, const void* src, size_t bytes,
+                                             cubridge_stream stream) {
+  const char* fn = "cubridge_memcpy";
+  clear_error();
+  if (bytes == 0) return CUBRIDGE_OK;
+  CUBRIDGE_TRY(check_not_null(fn, "dst", dst, bytes));
+  CUBRIDGE_TRY(check_not_null(fn, "src", src, bytes));
+  if (on_cpu()) {
+    memmove(dst, src, bytes);
+    return CUBRIDGE_OK;
+  }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  PtrInfo d, s;
+  CUBRIDGE_TRY(query_pointer(fn, "dst", dst, &d));
+  CUBRIDGE_TRY(query_pointer(fn, "src", src, &s));
+  if (d.loc == Loc::kPageable && s.loc == Loc::kPageable) {
+    memmove(dst, src, bytes);
+    return CUBRIDGE_OK;
+  }
+  cudaStream_t st = raw_stream(stream);
+  CUBRIDGE_CUDA(fn, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st));
+  if (d.loc == Loc::kPageable || s.loc == Loc::kPageable) {
+    CUBRIDGE_CUDA(fn, cudaStreamSynchronize(st));
+  }
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_prefetch(const void* ptr, size_t bytes, int device,
+                                               cubridge_stream stream) {
+  const char* fn = "cubridge_prefetch";
+  clear_error();
+  if (bytes == 0) return CUBRIDGE_OK;
+  CUBRIDGE_TRY(check_not_null(fn, "ptr", ptr, bytes));
+  if (on_cpu()) return CUBRIDGE_OK;
+  CUBRIDGE_TRY(cuda_ready(fn));
+  if (device < -1 || device >= backend().device_count) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'device' = %d is not -1 (host) or a device index below %d", fn,
+                device, backend().device_count);
+  }
+  PtrInfo info;
+  CUBRIDGE_TRY(query_pointer(fn, "ptr", ptr, &info));
+  if (info.loc != Loc::kManaged) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'ptr' is not managed memory", fn);
+  }
+  cudaMemLocation loc;
+  memset(&loc, 0, sizeof(loc));
+  if (device < 0) {
+    loc.type = cudaMemLocationTypeHost;
+    loc.id = 0;
+  } else {
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = device;
+  }
+  CUBRIDGE_CUDA(fn, cudaMemPrefetchAsync(ptr, bytes, loc, 0, raw_stream(stream)));
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_mem_info(size_t* free_bytes, size_t* total_bytes) {
+  const char* fn = "cubridge_mem_info";
+  clear_error();
+  if (!free_bytes) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'free_bytes' is NULL", fn);
+  }
+  if (!total_bytes) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'total_bytes' is NULL", fn);
+  }
+  if (on_cpu()) {
+    long page = sysconf(_SC_PAGESIZE), avail = sysconf(_SC_AVPHYS_PAGES),
+         total = sysconf(_SC_PHYS_PAGES);
+    *free_bytes = avail > 0 && page > 0 ? static_cast<size_t>(avail) * page : 0;
+    *total_bytes = total > 0 && page > 0 ? static_cast<size_t>(total) * page : 0;
+    return CUBRIDGE_OK;
+  }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  CUBRIDGE_CUDA(fn, cudaMemGetInfo(free_bytes, total_bytes));
+  return CUBRIDGE_OK;
+}
+
+}  // extern "C"

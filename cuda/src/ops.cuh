@@ -1,0 +1,304 @@
+// Kernel math, written once: __host__ __device__ functors used by both the GPU
+// kernels and the CPU loops. Floating types compute in their own precision
+// (float16/bfloat16 in float); integer types wrap around on overflow.
+#ifndef CUBRIDGE_SRC_OPS_CUH_
+#define CUBRIDGE_SRC_OPS_CUH_
+
+#include <stdint.h>
+
+#include <limits>
+#include <type_traits>
+
+#include "dtypes.h"
+
+#define CB_HD __host__ __device__ __forceinline__
+
+namespace cubridge {
+
+// Placeholder for "no input" in the elementwise machinery.
+struct None {};
+
+// ---- arithmetic types -------------------------------------------------
+
+// Compute type: float for the 16-bit floats, the type itself otherwise.
+template <class T>
+struct Arith {
+  using C = T;
+  static CB_HD C up(T x) { return x; }
+  static CB_HD T down(C c) { return c; }
+};
+template <>
+struct Arith<__half> {
+  using C = float;
+  static CB_HD C up(__half x) { return __half2float(x); }
+  static CB_HD __half down(float c) { return __float2half_rn(c); }
+};
+template <>
+struct Arith<__nv_bfloat16> {
+  using C = float;
+  static CB_HD C up(__nv_bfloat16 x) { return __bfloat162float(x); }
+  static CB_HD __nv_bfloat16 down(float c) { return __float2bfloat16_rn(c); }
+};
+
+template <class T>
+constexpr bool is_int_v = std::is_integral<T>::value;
+
+// Rounded multiply and add that the compiler may not contract into an FMA, so
+// the CPU and GPU backends give bit-identical results.
+CB_HD float mul_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+CB_HD double mul_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+CB_HD float add_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+CB_HD double add_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+// ---- conversions ------------------------------------------------------
+
+// Float -> integer: truncate toward zero, saturate, NaN -> 0.
+template <class I, class F>
+CB_HD I float_to_int(F f) {
+  if (f != f) return 0;
+  using U = typename std::make_unsigned<I>::type;
+  const F hi = static_cast<F>(static_cast<U>(1) << (sizeof(I) * 8 - 1));  // 2^(bits-1)
+  if (f >= hi) return std::numeric_limits<I>::max();
+  if (f <= -hi) return std::numeric_limits<I>::min();
+  return static_cast<I>(f);
+}
+
+// Any table type to any table type. Float -> int truncates (saturating, NaN
+// -> 0); int -> int wraps; everything else rounds to nearest.
+template <class To, class From>
+CB_HD To convert_value(From v) {
+  if constexpr (std::is_same<To, From>::value) {
+    return v;
+  } else if constexpr (std::is_same<From, __half>::value ||
+                       std::is_same<From, __nv_bfloat16>::value) {
+    return convert_value<To, float>(Arith<From>::up(v));
+  } else if constexpr (std::is_same<To, __half>::value) {
+    if constexpr (std::is_same<From, float>::value)
+      return __float2half_rn(v);
+    else
+      return __double2half(static_cast<double>(v));
+  } else if constexpr (std::is_same<To, __nv_bfloat16>::value) {
+    if constexpr (std::is_same<From, float>::value)
+      return __float2bfloat16_rn(v);
+    else
+      return __double2bfloat16(static_cast<double>(v));
+  } else if constexpr (is_int_v<To> && !is_int_v<From>) {
+    return float_to_int<To, From>(v);
+  } else if constexpr (is_int_v<To> && is_int_v<From>) {
+    using U = typename std::make_unsigned<To>::type;
+    return static_cast<To>(static_cast<U>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// ---- elementwise functors: TOut operator()(A a, B b) -------------------
+
+template <class T>
+struct AddOp {
+  CB_HD T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>) {
+      using U = typename std::make_unsigned<T>::type;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      using A = Arith<T>;
+      return A::down(add_rn(A::up(a), A::up(b)));
+    }
+  }
+};
+
+template <class T>
+struct SubOp {
+  CB_HD T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>) {
+      using U = typename std::make_unsigned<T>::type;
+      return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+    } else {
+      using A = Arith<T>;
+      return A::down(A::up(a) - A::up(b));
+    }
+  }
+};
+
+template <class T>
+struct MulOp {
+  CB_HD T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>) {
+      using U = typename std::make_unsigned<T>::type;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      using A = Arith<T>;
+      return A::down(mul_rn(A::up(a), A::up(b)));
+    }
+  }
+};
+
+// b != 0 ? a / b : zero (integers truncate; INT_MIN / -1 wraps to INT_MIN).
+template <class T>
+struct DivOp {
+  T zero;
+  CB_HD T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>) {
+      using U = typename std::make_unsigned<T>::type;
+      if (b == 0) return zero;
+      if (b == -1) return static_cast<T>(static_cast<U>(0) - static_cast<U>(a));
+      return a / b;
+    } else {
+      using A = Arith<T>;
+      typename A::C cb = A::up(b);
+      return cb != 0 ? A::down(A::up(a) / cb) : zero;
+    }
+  }
+};
+
+// Scalar parameter type of axpy/scale: the compute type for floats, int64
+// (already checked to be a whole number) for integers.
+template <class T>
+using ScalarOf = typename std::conditional<is_int_v<T>, T, typename Arith<T>::C>::type;
+
+// y = alpha * x + y
+template <class T>
+struct AxpyOp {
+  ScalarOf<T> alpha;
+  CB_HD T operator()(T x, T y) const {
+    if constexpr (is_int_v<T>) {
+      using U = typename std::make_unsigned<T>::type;
+      return static_cast<T>(static_cast<U>(alpha) * static_cast<U>(x) + static_cast<U>(y));
+    } else {
+      using A = Arith<T>;
+      return A::down(add_rn(mul_rn(alpha, A::up(x)), A::up(y)));
+    }
+  }
+};
+
+// x = alpha * x
+template <class T>
+struct ScaleOp {
+  ScalarOf<T> alpha;
+  CB_HD T operator()(T x, None) const {
+    if constexpr (is_int_v<T>) {
+      using U = typename std::make_unsigned<T>::type;
+      return static_cast<T>(static_cast<U>(alpha) * static_cast<U>(x));
+    } else {
+      using A = Arith<T>;
+      return A::down(mul_rn(alpha, A::up(x)));
+    }
+  }
+};
+
+template <class T>
+struct FillOp {
+  T value;
+  CB_HD T operator()(None, None) const { return value; }
+};
+
+template <class To, class From>
+struct ConvertOp {
+  CB_HD To operator()(From v, None) const { return convert_value<To, From>(v); }
+};
+
+// ---- reductions ---------------------------------------------------------
+
+// Accumulator of sum/dot: double for floats, int64 (wrapping) for integers.
+template <class T>
+using AccOf = typename std::conditional<is_int_v<T>, int64_t, double>::type;
+
+template <class Acc>
+struct AccAdd {
+  CB_HD Acc operator()(Acc a, Acc b) const {
+    if constexpr (is_int_v<Acc>) {
+      return static_cast<Acc>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+    } else {
+      return add_rn(a, b);
+    }
+  }
+};
+
+template <class T>
+struct ToAcc {
+  CB_HD AccOf<T> operator()(T v) const {
+    if constexpr (is_int_v<T>)
+      return static_cast<AccOf<T>>(v);
+    else
+      return static_cast<double>(Arith<T>::up(v));
+  }
+};
+
+template <class T>
+CB_HD AccOf<T> acc_mul(T x, T y) {
+  if constexpr (is_int_v<T>) {
+    return static_cast<int64_t>(static_cast<uint64_t>(static_cast<int64_t>(x)) *
+                                static_cast<uint64_t>(static_cast<int64_t>(y)));
+  } else {
+    return mul_rn(static_cast<double>(Arith<T>::up(x)), static_cast<double>(Arith<T>::up(y)));
+  }
+}
+
+// Min/max compare in MinMaxOf<T> (float for the 16-bit floats); NaN wins.
+template <class T>
+using MinMaxOf = typename Arith<T>::C;
+
+template <class V>
+struct MinOp {
+  CB_HD V operator()(V a, V b) const {
+    if (a != a) return a;
+    if (b != b) return b;
+    return b < a ? b : a;
+  }
+};
+template <class V>
+struct MaxOp {
+  CB_HD V operator()(V a, V b) const {
+    if (a != a) return a;
+    if (b != b) return b;
+    return b > a ? b : a;
+  }
+};
+
+template <class V>
+CB_HD V min_identity() {
+  if constexpr (is_int_v<V>)
+    return std::numeric_limits<V>::max();
+  else
+    return std::numeric_limits<V>::infinity();
+}
+template <class V>
+CB_HD V max_identity() {
+  if constexpr (is_int_v<V>)
+    return std::numeric_limits<V>::lowest();
+  else
+    return -std::numeric_limits<V>::infinity();
+}
+
+template <class T>
+struct ToMinMax {
+  CB_HD MinMaxOf<T> operator()(T v) const { return Arith<T>::up(v); }
+};
+
+}  // namespace cubridge
+
+#endif  // CUBRIDGE_SRC_OPS_CUH_

@@ -1,0 +1,112 @@
+// Pointer classification and argument checks.
+#include <cuda_runtime_api.h>
+
+#include "backend.h"
+#include "dtypes.h"
+#include "pointers.h"
+#include "status.h"
+
+namespace cubridge {
+
+cubridge_status query_pointer(const char* fn, const char* arg, const void* p, PtrInfo* info) {
+  cudaPointerAttributes attr;
+  cudaError_t err = cudaPointerGetAttributes(&attr, p);
+  if (err != cudaSuccess) {
+    if (err == cudaErrorInvalidValue) {
+      // Older runtimes report unregistered host memory this way.
+      (void)cudaGetLastError();
+      info->loc = Loc::kPageable;
+      info->device = -1;
+      return CUBRIDGE_OK;
+    }
+    return fail_cuda(err, fn, arg);
+  }
+  switch (attr.type) {
+    case cudaMemoryTypeHost:
+      info->loc = Loc::kPinned;
+      info->device = -1;
+      break;
+    case cudaMemoryTypeDevice:
+      info->loc = Loc::kDevice;
+      info->device = attr.device;
+      break;
+    case cudaMemoryTypeManaged:
+      info->loc = Loc::kManaged;
+      info->device = attr.device;
+      break;
+    default:
+      info->loc = Loc::kPageable;
+      info->device = -1;
+      break;
+  }
+  return CUBRIDGE_OK;
+}
+
+cubridge_status route(const char* fn, const Arg* args, int count, size_t host_bytes, Route* r) {
+  r->device = -1;
+  if (on_cpu()) {
+    r->path = Path::kCpu;
+    return CUBRIDGE_OK;
+  }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  int pageable = -1, device_side = -1;
+  for (int i = 0; i < count; ++i) {
+    PtrInfo info;
+    CUBRIDGE_TRY(query_pointer(fn, args[i].name, args[i].ptr, &info));
+    if (info.loc == Loc::kPageable) {
+      if (pageable < 0) pageable = i;
+    } else if (info.loc == Loc::kDevice || info.loc == Loc::kManaged) {
+      if (device_side < 0) {
+        device_side = i;
+        r->device = info.device;
+      }
+    }
+  }
+  if (pageable >= 0 && device_side >= 0) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument '%s' is pageable host memory but argument '%s' is device memory; "
+                "copy one side first (cubridge_memcpy) or use pinned/managed memory",
+                fn, args[pageable].name, args[device_side].name);
+  }
+  if (pageable < 0) {
+    r->path = Path::kDevice;
+  } else {
+    r->path = host_bytes <= kHostInlineBytes ? Path::kCpu : Path::kHost;
+  }
+  return CUBRIDGE_OK;
+}
+
+cubridge_status check_not_null(const char* fn, const char* name, const void* p, size_t n) {
+  if (p == nullptr && n > 0) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL but n = %zu", fn, name,
+                n);
+  }
+  return CUBRIDGE_OK;
+}
+
+cubridge_status check_dtype(const char* fn, const char* name, int dtype) {
+  if (dtype_known(dtype)) return CUBRIDGE_OK;
+  return fail(CUBRIDGE_ERR_UNSUPPORTED_DTYPE, "%s: argument '%s' = %d is not a known dtype", fn,
+              name, dtype);
+}
+
+cubridge_status check_length(const char* fn, size_t n, size_t size) {
+  if (size != 0 && n > (SIZE_MAX / 2) / size) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'n' = %zu is too large", fn, n);
+  }
+  return CUBRIDGE_OK;
+}
+
+cubridge_status check_overlap(const char* fn, const char* na, const void* a, size_t sa,
+                              const char* nb, const void* b, size_t sb, size_t n) {
+  if (n == 0 || a == nullptr || b == nullptr) return CUBRIDGE_OK;
+  uintptr_t a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
+  uintptr_t a1 = a0 + n * sa, b1 = b0 + n * sb;
+  if (a1 <= b0 || b1 <= a0) return CUBRIDGE_OK;  // disjoint
+  if (a0 == b0 && sa == sb) return CUBRIDGE_OK;  // exact alias
+  return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+              "%s: arguments '%s' and '%s' partially overlap (only exact aliasing is allowed)", fn,
+              na, nb);
+}
+
+}  // namespace cubridge

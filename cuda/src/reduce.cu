@@ -1,0 +1,254 @@
+// Reductions: sum, dot, min, max. GPU: cub::DeviceReduce::TransformReduce
+// (deterministic run to run) with cached scratch. CPU (and host arrays on the
+// GPU backend, where staging would cost as much as the CPU pass itself): fixed
+// blocks reduced on the thread pool and combined in order, so results do not
+// depend on the number of threads.
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cub/device/device_reduce.cuh>
+#include <new>
+#include <vector>
+
+#include "cpu_pool.h"
+#include "dtypes.h"
+#include "ops.cuh"
+#include "pointers.h"
+#include "reduce_cache.h"
+#include "status.h"
+#include "streams.h"
+
+using namespace cubridge;
+
+namespace {
+
+// ---- CPU ------------------------------------------------------------------
+
+constexpr size_t kBlock = 1 << 16;  // elements per partial result
+constexpr int kLanes = 8;           // independent accumulators per block
+
+// Reduces f(0..n) with `comb`, starting each block at `init`.
+template <class Acc, class F, class Comb>
+cubridge_status cpu_reduce(const char* fn, size_t n, Acc init, F f, Comb comb, Acc* out) {
+  auto block = [&](size_t begin, size_t end) {
+    Acc lane[kLanes];
+    for (int j = 0; j < kLanes; ++j) lane[j] = init;
+    size_t i = begin;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) lane[j] = comb(lane[j], f(i + j));
+    }
+    for (; i < end; ++i) lane[0] = comb(lane[0], f(i));
+    for (int w = kLanes / 2; w > 0; w /= 2) {
+      for (int j = 0; j < w; ++j) lane[j] = comb(lane[j], lane[j + w]);
+    }
+    return lane[0];
+  };
+  const size_t nblocks = (n + kBlock - 1) / kBlock;
+  if (nblocks <= 1) {
+    *out = block(0, n);
+    return CUBRIDGE_OK;
+  }
+  std::vector<Acc> partial;
+  try {
+    partial.resize(nblocks);
+  } catch (const std::bad_alloc&) {
+    return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+  auto body = [&](size_t b0, size_t b1) {
+    for (size_t b = b0; b < b1; ++b) {
+      partial[b] = block(b * kBlock, b + 1 == nblocks ? n : (b + 1) * kBlock);
+    }
+  };
+  parallel_for(nblocks, 1, body);
+  Acc r = init;
+  for (size_t b = 0; b < nblocks; ++b) r = comb(r, partial[b]);
+  *out = r;
+  return CUBRIDGE_OK;
+}
+
+// ---- GPU ------------------------------------------------------------------
+
+// Runs `call(temp, temp_bytes, out_dev, num_items)` the CUB way (size query,
+// then the reduction) on cached scratch, waits, and copies `bytes` of the
+// result to `result`.
+template <class Call>
+cubridge_status gpu_reduce(const char* fn, cudaStream_t stream, Call call, void* result,
+                           size_t bytes) {
+  ReduceScratch* s = nullptr;
+  CUBRIDGE_TRY(reduce_scratch(fn, stream, &s));
+  std::lock_guard<std::mutex> lk(s->mu);
+  size_t need = 0;
+  CUBRIDGE_CUDA(fn, call(nullptr, need, s->result_dev));
+  CUBRIDGE_TRY(reserve_temp(fn, s, need));
+  size_t have = s->temp_bytes;
+  CUBRIDGE_CUDA(fn, call(s->temp, have, s->result_dev));
+  CUBRIDGE_CUDA(fn, cudaStreamSynchronize(stream));
+  memcpy(result, s->result, bytes);
+  return CUBRIDGE_OK;
+}
+
+// Calls f(num_items) with a 32-bit count when it fits (faster offsets in CUB).
+template <class F>
+cudaError_t with_count(size_t n, F f) {
+  if (n <= 0x7fffffffu) return f(static_cast<int>(n));
+  return f(static_cast<int64_t>(n));
+}
+
+template <class T>
+struct DotTerm {
+  const T* x;
+  const T* y;
+  template <class I>
+  __host__ __device__ AccOf<T> operator()(I i) const {
+    return acc_mul(x[i], y[i]);
+  }
+};
+
+// ---- shared checks ----------------------------------------------------------
+
+// Validates and routes a reduction over `args` (the inputs).
+cubridge_status prepare(const char* fn, int dtype, const Arg* args, int count, size_t n,
+                        const void* result, Route* r) {
+  CUBRIDGE_TRY(check_dtype(fn, "dtype", dtype));
+  if (result == nullptr) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'result' is NULL", fn);
+  }
+  CUBRIDGE_TRY(check_length(fn, n, dtype_size(dtype)));
+  for (int i = 0; i < count; ++i) CUBRIDGE_TRY(check_not_null(fn, args[i].name, args[i].ptr, n));
+  r->path = Path::kCpu;
+  r->device = -1;
+  if (n == 0) return CUBRIDGE_OK;
+  // Host arrays always reduce on CPU threads (host_bytes = 0).
+  return route(fn, args, count, 0, r);
+}
+
+template <class T>
+cubridge_status minmax(const char* fn, bool is_min, const T* x, size_t n, void* result,
+                       cudaStream_t stream, const Route& r) {
+  using V = MinMaxOf<T>;
+  V v;
+  if (r.path == Path::kDevice) {
+    auto call = [&](void* temp, size_t& bytes, void* out) {
+      return with_count(n, [&](auto count) {
+        return is_min ? cub::DeviceReduce::TransformReduce(temp, bytes, x, static_cast<V*>(out),
+                                                           count, MinOp<V>{}, ToMinMax<T>{},
+                                                           min_identity<V>(), stream)
+                      : cub::DeviceReduce::TransformReduce(temp, bytes, x, static_cast<V*>(out),
+                                                           count, MaxOp<V>{}, ToMinMax<T>{},
+                                                           max_identity<V>(), stream);
+      });
+    };
+    CUBRIDGE_TRY(gpu_reduce(fn, stream, call, &v, sizeof(V)));
+  } else {
+    auto load = [x](size_t i) { return ToMinMax<T>{}(x[i]); };
+    if (is_min) {
+      CUBRIDGE_TRY(cpu_reduce(fn, n, min_identity<V>(), load, MinOp<V>{}, &v));
+    } else {
+      CUBRIDGE_TRY(cpu_reduce(fn, n, max_identity<V>(), load, MaxOp<V>{}, &v));
+    }
+  }
+  T out = convert_value<T, V>(v);
+  memcpy(result, &out, sizeof(T));
+  return CUBRIDGE_OK;
+}
+
+cubridge_status min_or_max(const char* fn, bool is_min, int dtype, const void* x, size_t n,
+                           void* result, cubridge_stream stream) {
+  clear_error();
+  const Arg args[] = {{"x", x}};
+  Route r;
+  CUBRIDGE_TRY(prepare(fn, dtype, args, 1, n, result, &r));
+  if (n == 0) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'n' is 0 (no %s of an empty array)",
+                fn, is_min ? "minimum" : "maximum");
+  }
+  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return minmax(fn, is_min, static_cast<const T*>(x), n, result, raw_stream(stream), r);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+CUBRIDGE_API int cubridge_sum_dtype(int dtype) {
+  if (!dtype_known(dtype)) return -1;
+  return dtype_is_float(dtype) ? CUBRIDGE_FLOAT64 : CUBRIDGE_INT64;
+}
+
+CUBRIDGE_API cubridge_status cubridge_sum(int dtype, const void* x, size_t n, void* result,
+                                          cubridge_stream stream) {
+  const char* fn = "cubridge_sum";
+  clear_error();
+  const Arg args[] = {{"x", x}};
+  Route r;
+  CUBRIDGE_TRY(prepare(fn, dtype, args, 1, n, result, &r));
+  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = AccOf<T>;
+    const T* xp = static_cast<const T*>(x);
+    Acc acc = 0;
+    if (n == 0) {
+    } else if (r.path == Path::kDevice) {
+      cudaStream_t s = raw_stream(stream);
+      auto call = [&](void* temp, size_t& bytes, void* out) {
+        return with_count(n, [&](auto count) {
+          return cub::DeviceReduce::TransformReduce(temp, bytes, xp, static_cast<Acc*>(out), count,
+                                                    AccAdd<Acc>{}, ToAcc<T>{}, Acc(0), s);
+        });
+      };
+      CUBRIDGE_TRY(gpu_reduce(fn, s, call, &acc, sizeof(Acc)));
+    } else {
+      auto load = [xp](size_t i) { return ToAcc<T>{}(xp[i]); };
+      CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), load, AccAdd<Acc>{}, &acc));
+    }
+    memcpy(result, &acc, sizeof(Acc));
+    return CUBRIDGE_OK;
+  });
+}
+
+CUBRIDGE_API cubridge_status cubridge_dot(int dtype, const void* x, const void* y, size_t n,
+                                          void* result, cubridge_stream stream) {
+  const char* fn = "cubridge_dot";
+  clear_error();
+  const Arg args[] = {{"x", x}, {"y", y}};
+  Route r;
+  CUBRIDGE_TRY(prepare(fn, dtype, args, 2, n, result, &r));
+  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = AccOf<T>;
+    const T* xp = static_cast<const T*>(x);
+    const T* yp = static_cast<const T*>(y);
+    Acc acc = 0;
+    if (n == 0) {
+    } else if (r.path == Path::kDevice) {
+      cudaStream_t s = raw_stream(stream);
+      auto call = [&](void* temp, size_t& bytes, void* out) {
+        return with_count(n, [&](auto count) {
+          using I = decltype(count);
+          return cub::DeviceReduce::TransformReduce(temp, bytes, thrust::counting_iterator<I>(0),
+                                                    static_cast<Acc*>(out), count, AccAdd<Acc>{},
+                                                    DotTerm<T>{xp, yp}, Acc(0), s);
+        });
+      };
+      CUBRIDGE_TRY(gpu_reduce(fn, s, call, &acc, sizeof(Acc)));
+    } else {
+      auto load = [xp, yp](size_t i) { return acc_mul(xp[i], yp[i]); };
+      CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), load, AccAdd<Acc>{}, &acc));
+    }
+    memcpy(result, &acc, sizeof(Acc));
+    return CUBRIDGE_OK;
+  });
+}
+
+CUBRIDGE_API cubridge_status cubridge_min(int dtype, const void* x, size_t n, void* result,
+                                          cubridge_stream stream) {
+  return min_or_max("cubridge_min", true, dtype, x, n, result, stream);
+}
+
+CUBRIDGE_API cubridge_status cubridge_max(int dtype, const void* x, size_t n, void* result,
+                                          cubridge_stream stream) {
+  return min_or_max("cubridge_max", false, dtype, x, n, result, stream);
+}
+
+}  // extern "C"

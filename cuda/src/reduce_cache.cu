@@ -1,0 +1,61 @@
+// Scratch cache for reductions: no cudaMalloc per call once warm.
+#include <map>
+#include <new>
+#include <utility>
+
+#include "reduce_cache.h"
+#include "status.h"
+
+namespace cubridge {
+namespace {
+
+std::mutex g_mu;
+// Leaked on purpose: entries outlive any stream that used them.
+std::map<std::pair<int, cudaStream_t>, ReduceScratch*>* g_cache = nullptr;
+
+}  // namespace
+
+cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratch** out) {
+  int device = 0;
+  CUBRIDGE_CUDA(fn, cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lk(g_mu);
+  try {
+    if (!g_cache) g_cache = new std::map<std::pair<int, cudaStream_t>, ReduceScratch*>();
+    auto key = std::make_pair(device, stream);
+    auto it = g_cache->find(key);
+    if (it != g_cache->end()) {
+      *out = it->second;
+      return CUBRIDGE_OK;
+    }
+    ReduceScratch* s = new ReduceScratch();
+    cudaError_t err = cudaMallocHost(&s->result, 64);
+    if (err == cudaSuccess) err = cudaHostGetDevicePointer(&s->result_dev, s->result, 0);
+    if (err != cudaSuccess) {
+      if (s->result) cudaFreeHost(s->result);
+      delete s;
+      return fail_cuda(err, fn, "cudaMallocHost (reduction result)");
+    }
+    (*g_cache)[key] = s;
+    *out = s;
+    return CUBRIDGE_OK;
+  } catch (const std::bad_alloc&) {
+    return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+}
+
+cubridge_status reserve_temp(const char* fn, ReduceScratch* s, size_t bytes) {
+  if (bytes <= s->temp_bytes && s->temp) return CUBRIDGE_OK;
+  size_t want = 1 << 16;
+  while (want < bytes) want <<= 1;
+  if (s->temp) {
+    cudaError_t e = cudaFree(s->temp);
+    s->temp = nullptr;
+    s->temp_bytes = 0;
+    if (e != cudaSuccess) return fail_cuda(e, fn, "cudaFree (reduction scratch)");
+  }
+  CUBRIDGE_CUDA(fn, cudaMalloc(&s->temp, want));
+  s->temp_bytes = want;
+  return CUBRIDGE_OK;
+}
+
+}  // namespace cubridge

@@ -1,0 +1,31 @@
+// Cached CUB temporary storage and a pinned result slot per (device, stream).
+#ifndef CUBRIDGE_SRC_REDUCE_CACHE_H_
+#define CUBRIDGE_SRC_REDUCE_CACHE_H_
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include <mutex>
+
+#include "cubridge/cubridge.h"
+
+namespace cubridge {
+
+struct ReduceScratch {
+  std::mutex mu;         // held for a whole reduction (enqueue, sync, read)
+  void* temp = nullptr;  // device temporary storage
+  size_t temp_bytes = 0;
+  void* result = nullptr;      // pinned, 64 bytes, where the kernel writes
+  void* result_dev = nullptr;  // the same memory as the device sees it
+};
+
+// The scratch for the current device and `stream` (created on first use,
+// kept for the life of the process).
+cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratch** out);
+
+// Makes s->temp at least `bytes` long (caller holds s->mu; no work in flight).
+cubridge_status reserve_temp(const char* fn, ReduceScratch* s, size_t bytes);
+
+}  // namespace cubridge
+
+#endif  // CUBRIDGE_SRC_REDUCE_CACHE_H_

@@ -1,0 +1,28 @@
+// The structs behind cubridge_stream and cubridge_event.
+#ifndef CUBRIDGE_SRC_STREAMS_H_
+#define CUBRIDGE_SRC_STREAMS_H_
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+
+#include "cubridge/cubridge.h"
+
+struct cubridge_stream_s {
+  cudaStream_t stream;  // nullptr on the CPU backend
+  bool owned;           // false for cubridge_stream_from_handle
+};
+
+struct cubridge_event_s {
+  cudaEvent_t event;  // nullptr on the CPU backend
+  bool recorded;
+  std::chrono::steady_clock::time_point when;  // CPU backend: time of record
+};
+
+namespace cubridge {
+
+inline cudaStream_t raw_stream(cubridge_stream s) { return s ? s->stream : nullptr; }
+
+}  // namespace cubridge
+
+#endif  // CUBRIDGE_SRC_STREAMS_H_

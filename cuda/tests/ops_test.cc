@@ -1,0 +1,443 @@
+// Every elementwise op and reduction x dtype x edge size x memory placement
+// x alignment, against a plain reference, on the backend in use.
+#include <stdio.h>
+
+#include <functional>
+#include <random>
+
+#include "test_util.h"
+
+namespace cubridge_test {
+namespace {
+
+const size_t kSizes[] = {0, 1, 2, 3, 7, 31, 32, 33, 1000, 4097, (1u << 20) + 1};
+
+template <class F>
+void ForEachDtype(F f) {
+  f(float{});
+  f(double{});
+  f(int32_t{});
+  f(int64_t{});
+  f(Half{});
+  f(BF16{});
+}
+
+template <class S>
+const char* Name() {
+  return cubridge_dtype_name(TypeInfo<S>::dtype);
+}
+
+// Values exact in every float dtype (quarters in [-32, 32]); full-range ints.
+template <class S>
+std::vector<S> Gen(size_t n, uint64_t seed, bool with_zeros = false) {
+  std::mt19937_64 rng(seed);
+  std::vector<S> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t r = rng();
+    if constexpr (IsInt<S>()) {
+      v[i] = static_cast<S>(r);
+      if (with_zeros && r % 7 == 0) v[i] = 0;
+      if (with_zeros && r % 11 == 0) v[i] = -1;
+    } else {
+      double x = (static_cast<int>(r % 257) - 128) / 4.0;
+      if (with_zeros && r % 7 == 0) x = 0;
+      v[i] = TypeInfo<S>::Down(static_cast<typename TypeInfo<S>::C>(x));
+    }
+  }
+  return v;
+}
+
+template <class S>
+S Wrap(uint64_t v) {
+  return static_cast<S>(v);
+}
+
+// ---- plain references ----------------------------------------------------------
+
+template <class S>
+S RefBinary(const std::string& op, S a, S b, double zero) {
+  using T = TypeInfo<S>;
+  if constexpr (IsInt<S>()) {
+    uint64_t ua = static_cast<uint64_t>(static_cast<int64_t>(a));
+    uint64_t ub = static_cast<uint64_t>(static_cast<int64_t>(b));
+    if (op == "add") return Wrap<S>(ua + ub);
+    if (op == "sub") return Wrap<S>(ua - ub);
+    if (op == "mul") return Wrap<S>(ua * ub);
+    if (b == 0) return static_cast<S>(zero);
+    if (b == -1) return Wrap<S>(0 - ua);
+    return static_cast<S>(a / b);
+  } else {
+    auto x = T::Up(a), y = T::Up(b);
+    if (op == "add") return T::Down(x + y);
+    if (op == "sub") return T::Down(x - y);
+    if (op == "mul") return T::Down(x * y);
+    if (y == 0) return T::Down(static_cast<typename T::C>(zero));
+    return T::Down(x / y);
+  }
+}
+
+template <class S>
+S RefAxpy(double alpha, S x, S y) {
+  using T = TypeInfo<S>;
+  if constexpr (IsInt<S>()) {
+    uint64_t al = static_cast<uint64_t>(static_cast<int64_t>(alpha));
+    return Wrap<S>(al * static_cast<uint64_t>(static_cast<int64_t>(x)) +
+                   static_cast<uint64_t>(static_cast<int64_t>(y)));
+  } else {
+    using C = typename T::C;
+    volatile C prod = static_cast<C>(alpha) * T::Up(x);  // no FMA contraction
+    return T::Down(prod + T::Up(y));
+  }
+}
+
+template <class S>
+S RefScale(double alpha, S x) {
+  using T = TypeInfo<S>;
+  if constexpr (IsInt<S>()) {
+    uint64_t al = static_cast<uint64_t>(static_cast<int64_t>(alpha));
+    return Wrap<S>(al * static_cast<uint64_t>(static_cast<int64_t>(x)));
+  } else {
+    return T::Down(static_cast<typename T::C>(alpha) * T::Up(x));
+  }
+}
+
+cubridge_status CallBinary(const std::string& op, int dt, const void* a, const void* b, void* out,
+                           size_t n, double zero) {
+  if (op == "add") return cubridge_add(dt, a, b, out, n, nullptr);
+  if (op == "sub") return cubridge_sub(dt, a, b, out, n, nullptr);
+  if (op == "mul") return cubridge_mul(dt, a, b, out, n, nullptr);
+  return cubridge_div(dt, a, b, out, n, zero, nullptr);
+}
+
+// One elementwise op on n elements placed in `mem` at element offset `off`.
+template <class S>
+void RunElementwise(const std::string& op, size_t n, Mem mem, size_t off) {
+  const int dt = TypeInfo<S>::dtype;
+  const size_t bytes = n * sizeof(S), ob = off * sizeof(S);
+  std::string what = op + " " + Name<S>() + " n=" + std::to_string(n) + " " + MemName(mem) +
+                     " offset=" + std::to_string(off);
+  std::vector<S> a = Gen<S>(n, 1 + n), b = Gen<S>(n, 2 + n, op == "div"), want(n), got(n);
+  const double alpha = IsInt<S>() ? -3.0 : 1.5, zero = IsInt<S>() ? 7.0 : -2.5;
+  Buffer ba(mem, bytes, ob), bb(mem, bytes, ob), bo(mem, bytes, ob);
+  ba.Upload(a.data(), bytes);
+  bb.Upload(b.data(), bytes);
+  cubridge_status st;
+  if (op == "axpy") {
+    for (size_t i = 0; i < n; ++i) want[i] = RefAxpy(alpha, a[i], b[i]);
+    st = cubridge_axpy(dt, alpha, ba.get(), bb.get(), n, nullptr);
+    ASSERT_EQ(st, CUBRIDGE_OK) << what << ": " << cubridge_last_error();
+    bb.Download(got.data(), bytes);
+  } else if (op == "scale") {
+    for (size_t i = 0; i < n; ++i) want[i] = RefScale(alpha, a[i]);
+    st = cubridge_scale(dt, alpha, ba.get(), n, nullptr);
+    ASSERT_EQ(st, CUBRIDGE_OK) << what << ": " << cubridge_last_error();
+    ba.Download(got.data(), bytes);
+  } else if (op == "fill") {
+    for (size_t i = 0; i < n; ++i)
+      want[i] = TypeInfo<S>::Down(static_cast<typename TypeInfo<S>::C>(zero));
+    st = cubridge_fill(dt, zero, bo.get(), n, nullptr);
+    ASSERT_EQ(st, CUBRIDGE_OK) << what << ": " << cubridge_last_error();
+    bo.Download(got.data(), bytes);
+  } else {
+    for (size_t i = 0; i < n; ++i) want[i] = RefBinary(op, a[i], b[i], zero);
+    st = CallBinary(op, dt, ba.get(), bb.get(), bo.get(), n, zero);
+    ASSERT_EQ(st, CUBRIDGE_OK) << what << ": " << cubridge_last_error();
+    bo.Download(got.data(), bytes);
+  }
+  EXPECT_STREQ(cubridge_last_error(), "");
+  ExpectSame(got, want, what);
+}
+
+class ElementwiseTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ElementwiseTest, AllDtypesSizesPlacements) {
+  const std::string op = GetParam();
+  ForEachDtype([&](auto tag) {
+    using S = decltype(tag);
+    for (size_t n : kSizes) {
+      for (Mem mem : {Mem::kHost, Mem::kDevice}) {
+        for (size_t off : {0, 1}) RunElementwise<S>(op, n, mem, off);
+      }
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, ElementwiseTest,
+                         ::testing::Values("add", "sub", "mul", "div", "axpy", "scale", "fill"));
+
+// ---- aliasing -------------------------------------------------------------------
+
+template <class S>
+void RunAliasing(Mem mem) {
+  const int dt = TypeInfo<S>::dtype;
+  const size_t n = 1003, bytes = n * sizeof(S);
+  std::vector<S> a = Gen<S>(n, 11), b = Gen<S>(n, 12), got(n), want(n);
+  for (size_t i = 0; i < n; ++i) want[i] = RefBinary<S>("add", a[i], b[i], 0);
+  {  // out == a
+    Buffer ba(mem, bytes), bb(mem, bytes);
+    ba.Upload(a.data(), bytes);
+    bb.Upload(b.data(), bytes);
+    ASSERT_EQ(cubridge_add(dt, ba.get(), bb.get(), ba.get(), n, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    ba.Download(got.data(), bytes);
+    ExpectSame(got, want, std::string("out==a ") + Name<S>());
+  }
+  {  // out == b == a
+    Buffer ba(mem, bytes);
+    ba.Upload(a.data(), bytes);
+    ASSERT_EQ(cubridge_add(dt, ba.get(), ba.get(), ba.get(), n, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    ba.Download(got.data(), bytes);
+    for (size_t i = 0; i < n; ++i) want[i] = RefBinary<S>("add", a[i], a[i], 0);
+    ExpectSame(got, want, std::string("out==a==b ") + Name<S>());
+  }
+  {  // axpy with x == y
+    Buffer ba(mem, bytes);
+    ba.Upload(a.data(), bytes);
+    ASSERT_EQ(cubridge_axpy(dt, 2.0, ba.get(), ba.get(), n, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    ba.Download(got.data(), bytes);
+    for (size_t i = 0; i < n; ++i) want[i] = RefAxpy<S>(2.0, a[i], a[i]);
+    ExpectSame(got, want, std::string("axpy x==y ") + Name<S>());
+  }
+  {  // partial overlap: rejected, named, nothing written
+    Buffer ba(mem, bytes + 16 * sizeof(S)), bb(mem, bytes);
+    S* base = static_cast<S*>(ba.get());
+    EXPECT_EQ(cubridge_add(dt, base, bb.get(), base + 1, n, nullptr),
+              CUBRIDGE_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(cubridge_last_error()).find("overlap"), std::string::npos)
+        << cubridge_last_error();
+    EXPECT_NE(std::string(cubridge_last_error()).find("'a'"), std::string::npos);
+    EXPECT_EQ(cubridge_axpy(dt, 1.0, base + 3, base, n, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(cubridge_convert(dt, base, dt, base + 2, n, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  }
+}
+
+TEST(Aliasing, ExactAliasWorksPartialOverlapRejected) {
+  ForEachDtype([](auto tag) {
+    for (Mem mem : {Mem::kHost, Mem::kDevice}) RunAliasing<decltype(tag)>(mem);
+  });
+}
+
+TEST(Aliasing, ConvertInPlaceSameSize) {
+  // float32 <-> int32 in place (same element size): exact alias is fine.
+  std::vector<float> v = {1.5f, -2.5f, 3.0f, 1e10f};
+  ASSERT_EQ(cubridge_convert(CUBRIDGE_FLOAT32, v.data(), CUBRIDGE_INT32, v.data(), 4, nullptr),
+            CUBRIDGE_OK)
+      << cubridge_last_error();
+  int32_t got[4];
+  memcpy(got, v.data(), 16);
+  EXPECT_EQ(got[0], 1);
+  EXPECT_EQ(got[1], -2);
+  EXPECT_EQ(got[2], 3);
+  EXPECT_EQ(got[3], INT32_MAX);
+  // Different element sizes over the same start: rejected.
+  EXPECT_EQ(cubridge_convert(CUBRIDGE_FLOAT32, v.data(), CUBRIDGE_FLOAT64, v.data(), 2, nullptr),
+            CUBRIDGE_ERR_INVALID_ARGUMENT);
+}
+
+// ---- convert --------------------------------------------------------------------
+
+template <class D, class S>
+void RunConvert(Mem mem, size_t n) {
+  // Small integers and halves: exact in every dtype, so every pair round-trips.
+  std::vector<S> src(n);
+  std::vector<D> want(n), got(n);
+  for (size_t i = 0; i < n; ++i) {
+    double x = (static_cast<int>(i % 201) - 100);
+    if constexpr (IsInt<S>()) {
+      src[i] = static_cast<S>(x);
+    } else {
+      x += (i % 2) * 0.5;  // x.5 truncates toward zero into ints
+      src[i] = TypeInfo<S>::Down(static_cast<typename TypeInfo<S>::C>(x));
+    }
+    double v = AsDouble(src[i]);
+    if constexpr (IsInt<D>()) {
+      want[i] = static_cast<D>(std::trunc(v));
+    } else {
+      want[i] = TypeInfo<D>::Down(static_cast<typename TypeInfo<D>::C>(v));
+    }
+  }
+  Buffer bs(mem, n * sizeof(S)), bd(mem, n * sizeof(D));
+  bs.Upload(src.data(), n * sizeof(S));
+  ASSERT_EQ(
+      cubridge_convert(TypeInfo<S>::dtype, bs.get(), TypeInfo<D>::dtype, bd.get(), n, nullptr),
+      CUBRIDGE_OK)
+      << cubridge_last_error();
+  bd.Download(got.data(), n * sizeof(D));
+  ExpectSame(got, want, std::string("convert ") + Name<S>() + " -> " + Name<D>());
+}
+
+TEST(Convert, EveryPair) {
+  ForEachDtype([](auto s) {
+    ForEachDtype([](auto d) {
+      for (Mem mem : {Mem::kHost, Mem::kDevice}) {
+        for (size_t n : {size_t(0), size_t(1), size_t(33), size_t(100003)}) {
+          RunConvert<decltype(d), decltype(s)>(mem, n);
+        }
+      }
+    });
+  });
+}
+
+TEST(Convert, SaturatesAndNaNToZero) {
+  double src[] = {1e300, -1e300, NAN, -0.9, 2147483647.9, -2147483648.9};
+  int32_t got[6];
+  ASSERT_EQ(cubridge_convert(CUBRIDGE_FLOAT64, src, CUBRIDGE_INT32, got, 6, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(got[0], INT32_MAX);
+  EXPECT_EQ(got[1], INT32_MIN);
+  EXPECT_EQ(got[2], 0);
+  EXPECT_EQ(got[3], 0);
+  EXPECT_EQ(got[4], INT32_MAX);
+  EXPECT_EQ(got[5], INT32_MIN);
+}
+
+// ---- reductions -------------------------------------------------------------------
+
+template <class S>
+void RunReductions(size_t n, Mem mem, size_t off) {
+  const int dt = TypeInfo<S>::dtype;
+  const size_t bytes = n * sizeof(S), ob = off * sizeof(S);
+  std::string what = std::string(Name<S>()) + " n=" + std::to_string(n) + " " + MemName(mem) +
+                     " offset=" + std::to_string(off);
+  std::vector<S> x = Gen<S>(n, 100 + n), y = Gen<S>(n, 200 + n);
+  Buffer bx(mem, bytes, ob), by(mem, bytes, ob);
+  bx.Upload(x.data(), bytes);
+  by.Upload(y.data(), bytes);
+  if constexpr (IsInt<S>()) {
+    ASSERT_EQ(cubridge_sum_dtype(dt), CUBRIDGE_INT64);
+    uint64_t s = 0, d = 0;
+    for (size_t i = 0; i < n; ++i) {
+      s += static_cast<uint64_t>(static_cast<int64_t>(x[i]));
+      d += static_cast<uint64_t>(static_cast<int64_t>(x[i])) *
+           static_cast<uint64_t>(static_cast<int64_t>(y[i]));
+    }
+    int64_t got = 1;
+    ASSERT_EQ(cubridge_sum(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
+    EXPECT_EQ(got, static_cast<int64_t>(s)) << "sum " << what;
+    ASSERT_EQ(cubridge_dot(dt, bx.get(), by.get(), n, &got, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    EXPECT_EQ(got, static_cast<int64_t>(d)) << "dot " << what;
+  } else {
+    ASSERT_EQ(cubridge_sum_dtype(dt), CUBRIDGE_FLOAT64);
+    double s = 0, d = 0;  // exact: quarters, small n
+    for (size_t i = 0; i < n; ++i) {
+      s += AsDouble(x[i]);
+      d += AsDouble(x[i]) * AsDouble(y[i]);
+    }
+    double got = 1;
+    ASSERT_EQ(cubridge_sum(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
+    EXPECT_EQ(got, s) << "sum " << what;
+    ASSERT_EQ(cubridge_dot(dt, bx.get(), by.get(), n, &got, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    EXPECT_EQ(got, d) << "dot " << what;
+  }
+  if (n == 0) {
+    S r;
+    EXPECT_EQ(cubridge_min(dt, bx.get(), n, &r, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(cubridge_max(dt, bx.get(), n, &r, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+    return;
+  }
+  S mn = x[0], mx = x[0];
+  for (size_t i = 1; i < n; ++i) {
+    if constexpr (IsInt<S>()) {
+      mn = std::min(mn, x[i]);
+      mx = std::max(mx, x[i]);
+    } else {
+      if (AsDouble(x[i]) < AsDouble(mn)) mn = x[i];
+      if (AsDouble(x[i]) > AsDouble(mx)) mx = x[i];
+    }
+  }
+  S got;
+  ASSERT_EQ(cubridge_min(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_TRUE(SameValue(got, mn)) << "min " << what << " got " << AsDouble(got);
+  ASSERT_EQ(cubridge_max(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_TRUE(SameValue(got, mx)) << "max " << what << " got " << AsDouble(got);
+}
+
+TEST(Reduce, AllDtypesSizesPlacements) {
+  ForEachDtype([](auto tag) {
+    for (size_t n : kSizes) {
+      for (Mem mem : {Mem::kHost, Mem::kDevice}) {
+        for (size_t off : {0, 1}) RunReductions<decltype(tag)>(n, mem, off);
+      }
+    }
+  });
+}
+
+TEST(Reduce, FloatSumAccumulatesInDouble) {
+  // 2^24 + 1 + 1 + ... is lost in float32 accumulation, kept in float64.
+  std::vector<float> x(1001, 1.0f);
+  x[0] = 16777216.0f;
+  double got = 0;
+  ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, x.data(), x.size(), &got, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(got, 16777216.0 + 1000.0);
+}
+
+TEST(Reduce, DeterministicRunToRun) {
+  for (Mem mem : {Mem::kHost, Mem::kDevice}) {
+    const size_t n = 3000017;
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<float> u(-1, 1);
+    std::vector<float> x(n);
+    for (auto& v : x) v = u(rng) * 1e3f;
+    Buffer bx(mem, n * 4);
+    bx.Upload(x.data(), n * 4);
+    double first = 0;
+    ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, bx.get(), n, &first, nullptr), CUBRIDGE_OK);
+    for (int r = 0; r < 5; ++r) {
+      double again = 0;
+      ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, bx.get(), n, &again, nullptr), CUBRIDGE_OK);
+      EXPECT_EQ(memcmp(&first, &again, 8), 0) << first << " vs " << again;
+      ASSERT_EQ(cubridge_dot(CUBRIDGE_FLOAT32, bx.get(), bx.get(), n, &again, nullptr),
+                CUBRIDGE_OK);
+    }
+    long double ref = 0;
+    for (float v : x) ref += v;
+    EXPECT_NEAR(first, static_cast<double>(ref), 1e-6 * n);
+  }
+}
+
+TEST(Reduce, MinMaxPropagateNaN) {
+  std::vector<double> x = {3, 1, NAN, -7, 9};
+  double r = 0;
+  ASSERT_EQ(cubridge_min(CUBRIDGE_FLOAT64, x.data(), x.size(), &r, nullptr), CUBRIDGE_OK);
+  EXPECT_TRUE(std::isnan(r));
+  ASSERT_EQ(cubridge_max(CUBRIDGE_FLOAT64, x.data(), x.size(), &r, nullptr), CUBRIDGE_OK);
+  EXPECT_TRUE(std::isnan(r));
+  x[2] = -INFINITY;
+  ASSERT_EQ(cubridge_min(CUBRIDGE_FLOAT64, x.data(), x.size(), &r, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(r, -INFINITY);
+}
+
+// ---- integer and division edge cases ------------------------------------------
+
+TEST(Elementwise, IntegerWrapAndDivisionEdges) {
+  int32_t a[] = {INT32_MAX, INT32_MIN, 7, -7, 5, INT32_MIN};
+  int32_t b[] = {1, -1, 0, 2, -1, 1};
+  int32_t out[6];
+  ASSERT_EQ(cubridge_add(CUBRIDGE_INT32, a, b, out, 6, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(out[0], INT32_MIN);
+  ASSERT_EQ(cubridge_div(CUBRIDGE_INT32, a, b, out, 6, 42, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(out[0], INT32_MAX);
+  EXPECT_EQ(out[1], INT32_MIN);  // INT32_MIN / -1 wraps
+  EXPECT_EQ(out[2], 42);         // caller's value for x / 0
+  EXPECT_EQ(out[3], -3);         // truncates toward zero
+  EXPECT_EQ(out[4], -5);
+  double fa[] = {1, -1, 0, 6}, fb[] = {0, 0, 0, -0.0}, fo[4];
+  ASSERT_EQ(cubridge_div(CUBRIDGE_FLOAT64, fa, fb, fo, 4, NAN, nullptr), CUBRIDGE_OK);
+  for (double v : fo) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(Elementwise, IntegerAlphaMustBeWhole) {
+  int64_t x[2] = {1, 2}, y[2] = {3, 4};
+  EXPECT_EQ(cubridge_axpy(CUBRIDGE_INT64, 0.5, x, y, 2, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cubridge_last_error()).find("'alpha'"), std::string::npos);
+  EXPECT_EQ(cubridge_scale(CUBRIDGE_INT32, NAN, x, 2, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(cubridge_axpy(CUBRIDGE_INT64, -2, x, y, 2, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(y[0], 1);
+  EXPECT_EQ(y[1], 0);
+}
+
+}  // namespace
+}  // namespace cubridge_test
