@@ -374,7 +374,10 @@ PyObject* cb_dlpack_export(cb_array* self, PyObject* args, PyObject* kwds) {
     skip_sync = s == -1;
     consumer = s > 0 ? (uintptr_t)s : 0;
   }
-  if (!skip_sync && cb_array_settle(src, to_host, consumer) < 0) goto fail;
+  /* Pinned memory is read by the host; managed memory imported with no stream
+   * (NumPy) may be too: then all pending work must be finished. */
+  int host_reader = to_host || type == kDLCUDAHost || (type == kDLCUDAManaged && stream == Py_None);
+  if (!skip_sync && cb_array_settle(src, host_reader, consumer) < 0) goto fail;
   PyObject* capsule = cb_dl_capsule(src, versioned, type, to_host ? 0 : id, src != self);
   Py_DECREF((PyObject*)src);
   return capsule;
