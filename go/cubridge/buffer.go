@@ -106,8 +106,14 @@ func (b *Buffer[T]) Len() int {
 	return b.n
 }
 
-// Kind returns where b's memory lives.
-func (b *Buffer[T]) Kind() MemoryKind { return b.kind }
+// Kind returns where b's memory lives. A nil Buffer has no library memory
+// and reports HostMemory.
+func (b *Buffer[T]) Kind() MemoryKind {
+	if b == nil {
+		return HostMemory
+	}
+	return b.kind
+}
 
 // DType returns the library dtype of b's elements.
 func (b *Buffer[T]) DType() DType { return DTypeOf[T]() }

@@ -85,6 +85,7 @@ func TestBufferBadInput(t *testing.T) {
 	_, err = cubridge.DotBuffer(b, nilBuf, nil)
 	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
 	assert.Equal(t, 0, nilBuf.Len())
+	assert.Equal(t, cubridge.HostMemory, nilBuf.Kind())
 	assert.NoError(t, nilBuf.Free())
 	_, err = nilBuf.HostSlice()
 	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)

@@ -94,6 +94,10 @@ func TestLibraryState(t *testing.T) {
 	backend, err := cubridge.Backend()
 	require.NoError(t, err)
 	assert.Contains(t, []string{"cpu", "cuda"}, backend.String())
+	free, total, err := cubridge.MemInfo() // host memory on the CPU backend
+	require.NoError(t, err)
+	assert.Greater(t, total, uint64(0))
+	assert.LessOrEqual(t, free, total)
 	devices, err := cubridge.Devices()
 	require.NoError(t, err)
 	if backend == cubridge.BackendCPU {
@@ -105,10 +109,6 @@ func TestLibraryState(t *testing.T) {
 		assert.Equal(t, i, d.Index)
 		assert.NotEmpty(t, d.Name)
 	}
-	free, total, err := cubridge.MemInfo()
-	require.NoError(t, err)
-	assert.Greater(t, total, uint64(0))
-	assert.LessOrEqual(t, free, total)
 }
 
 // TestCUDABackendWithoutDevice asks for the CUDA backend where there is no

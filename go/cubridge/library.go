@@ -72,7 +72,8 @@ func Devices() ([]Device, error) {
 	return devices, nil
 }
 
-// MemInfo returns the free and total memory of the current device, in bytes.
+// MemInfo returns the free and total memory of the current device, in
+// bytes; on the CPU backend, of the host.
 func MemInfo() (free, total uint64, err error) {
 	var f, t C.size_t
 	err = check("mem_info", func() C.cubridge_status { return C.cubridge_mem_info(&f, &t) })

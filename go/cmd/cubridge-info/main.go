@@ -39,13 +39,15 @@ func run(w io.Writer) int {
 	for _, d := range devices {
 		fmt.Fprintf(w, "  %d: %s\n", d.Index, d.Name)
 	}
-	if backend == cubridge.BackendCUDA {
-		if free, total, err := cubridge.MemInfo(); err != nil {
-			fmt.Fprintf(w, "memory: %v\n", err)
-		} else {
-			fmt.Fprintf(w, "memory (current device): %.1f GiB free of %.1f GiB\n",
-				float64(free)/(1<<30), float64(total)/(1<<30))
-		}
+	what := "current device"
+	if backend == cubridge.BackendCPU {
+		what = "host"
+	}
+	if free, total, err := cubridge.MemInfo(); err != nil {
+		fmt.Fprintf(w, "memory: %v\n", err)
+	} else {
+		fmt.Fprintf(w, "memory (%s): %.1f GiB free of %.1f GiB\n", what,
+			float64(free)/(1<<30), float64(total)/(1<<30))
 	}
 
 	failed := 0
