@@ -21,7 +21,8 @@ def round_to(dtype: str, v: float) -> float:
         if not math.isnan(v):
             bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
         return float(np.array(bits, np.uint32).view(np.float32))
-    return float(np.array(v, dtype=dtype))
+    with np.errstate(over="ignore"):  # out-of-range text values round to inf
+        return float(np.array(v, dtype=dtype))
 
 
 def parse(values: list[str], dtype: str) -> list[Any]:
