@@ -228,3 +228,32 @@ def test_creation_errors() -> None:
         cubridge.empty((2, 1.5))
     with pytest.raises(ValueError, match="too large"):
         cubridge.empty((2**40, 2**40))
+
+
+@pytest.mark.skipif(
+    cubridge.backend() == "cuda", reason="needs a machine without a GPU"
+)
+def test_cuda_backend_without_gpu_raises_cubridge_errors() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import cubridge, numpy as np\n"
+        "try:\n"
+        "    cubridge.add(np.ones(3), np.ones(3))\n"
+        "except (cubridge.DriverError, cubridge.NoDeviceError) as e:\n"
+        "    print(type(e).__name__, e.status_name)\n"
+    )
+    env = dict(
+        os.environ, CUBRIDGE_BACKEND="cuda", PYTHONPATH=os.pathsep.join(sys.path)
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] in ("DriverError", "NoDeviceError")
