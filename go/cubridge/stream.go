@@ -168,10 +168,13 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 // stream, nothing to lock) for one C call, and returns s's handle. The
 // caller must release the locks when the call has returned.
 func begin(op string, s *Stream, args ...arg) (held, C.cubridge_stream, error) {
+	var all [4]arg // no call takes more than three objects and a stream
+	n := copy(all[:3], args)
 	if s != nil {
-		args = append(args, s.arg())
+		all[n] = s.arg()
+		n++
 	}
-	h, err := acquire(op, args...)
+	h, err := acquire(op, all[:n]...)
 	if err != nil || s == nil {
 		return h, nil, err
 	}
