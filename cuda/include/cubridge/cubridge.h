@@ -19,6 +19,14 @@
  *  - n == 0 is valid and does nothing; pointers may then be NULL.
  *  - After a recoverable error (anything but CUBRIDGE_ERR_CUDA_STICKY) the
  *    library keeps working.
+ *  - Pinned host memory counts as device-accessible: an op whose pointers are
+ *    all device, managed or pinned runs as a kernel (async on `stream`).
+ *  - Host-path details: elementwise ops whose host arrays total at most 1 MiB
+ *    run on CPU threads even on the GPU backend (a GPU round trip costs more);
+ *    larger ones are pipelined in 4 MiB chunks through cached pinned staging
+ *    buffers on three internal streams (`stream` is not used). Reductions of
+ *    host arrays always run on CPU threads (staging them would cost as much as
+ *    the CPU pass itself). fill of host arrays always runs on CPU threads.
  */
 #ifndef CUBRIDGE_CUBRIDGE_H_
 #define CUBRIDGE_CUBRIDGE_H_
@@ -122,7 +130,9 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
 /* Free memory from cubridge_malloc with the same kind. NULL is a no-op. */
 CUBRIDGE_API cubridge_status cubridge_free(int kind, void* ptr);
 
-/* What kind of memory `ptr` is, and on which device (-1 for host memory). */
+/* What kind of memory `ptr` is, and on which device (-1 for host memory).
+ * On the CPU backend every pointer is CUBRIDGE_MEMORY_HOST on device -1.
+ * `device` may be NULL. */
 CUBRIDGE_API cubridge_status cubridge_pointer_kind(const void* ptr, int* kind, int* device);
 
 /* Copy between any two kinds of memory. Async on `stream` when both sides are
@@ -139,7 +149,9 @@ CUBRIDGE_API cubridge_status cubridge_prefetch(const void* ptr, size_t bytes, in
 CUBRIDGE_API cubridge_status cubridge_stream_create(cubridge_stream* stream);
 CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream);
 CUBRIDGE_API cubridge_status cubridge_stream_synchronize(cubridge_stream stream);
-/* Wraps a foreign cudaStream_t (CuPy's, torch's) without owning it. */
+/* Wraps a foreign cudaStream_t (CuPy's, torch's) without owning it. Release
+ * the wrapper with cubridge_stream_destroy, which leaves the foreign stream
+ * alone. On the CPU backend the handle is ignored. */
 CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle, cubridge_stream* stream);
 /* Wait for all work on the current device. */
 CUBRIDGE_API cubridge_status cubridge_device_synchronize(void);
@@ -167,16 +179,24 @@ CUBRIDGE_API cubridge_status cubridge_mul(int dtype, const void* a, const void* 
 /* out[i] = b[i] != 0 ? a[i] / b[i] : zero_value (integers: truncating division). */
 CUBRIDGE_API cubridge_status cubridge_div(int dtype, const void* a, const void* b, void* out,
                                           size_t n, double zero_value, cubridge_stream stream);
-/* y[i] = alpha * x[i] + y[i] */
+/* y[i] = alpha * x[i] + y[i]. x may be the same pointer as y.
+ * Floating types compute in the dtype's own precision (float16/bfloat16 in
+ * float32) with a rounded multiply then a rounded add (no FMA), so the CPU and
+ * GPU backends agree bit for bit. For integer dtypes alpha must be a whole
+ * number in int64 range (else CUBRIDGE_ERR_INVALID_ARGUMENT) and the
+ * arithmetic wraps. */
 CUBRIDGE_API cubridge_status cubridge_axpy(int dtype, double alpha, const void* x, void* y,
                                            size_t n, cubridge_stream stream);
-/* x[i] *= alpha */
+/* x[i] *= alpha (alpha rules as for axpy) */
 CUBRIDGE_API cubridge_status cubridge_scale(int dtype, double alpha, void* x, size_t n,
                                             cubridge_stream stream);
-/* x[i] = value */
+/* x[i] = value, converted to dtype as cubridge_convert converts a float64 */
 CUBRIDGE_API cubridge_status cubridge_fill(int dtype, double value, void* x, size_t n,
                                            cubridge_stream stream);
-/* dst[i] = (dst_dtype) src[i]; float -> int truncates toward zero. */
+/* dst[i] = (dst_dtype) src[i]; float -> int truncates toward zero, saturates
+ * at the integer's range and maps NaN to 0; int -> int wraps; everything else
+ * rounds to nearest even. dst may be src only when both dtypes have the same
+ * size (any other overlap is CUBRIDGE_ERR_INVALID_ARGUMENT). */
 CUBRIDGE_API cubridge_status cubridge_convert(int src_dtype, const void* src, int dst_dtype,
                                               void* dst, size_t n, cubridge_stream stream);
 
@@ -185,7 +205,9 @@ CUBRIDGE_API cubridge_status cubridge_convert(int src_dtype, const void* src, in
  * cubridge_sum_dtype(input dtype): sum and dot of floating types
  * accumulate and return float64; of integer types, int64 (wrapping). min and
  * max return the input dtype. Results are deterministic run to run.
- * min/max of n == 0 is CUBRIDGE_ERR_INVALID_ARGUMENT; sum/dot of n == 0 is 0. */
+ * min/max of n == 0 is CUBRIDGE_ERR_INVALID_ARGUMENT; sum/dot of n == 0 is 0.
+ * min/max return NaN if any element is NaN. `result` must be host memory
+ * (pageable or pinned). The result is in `result` when the call returns. */
 CUBRIDGE_API int cubridge_sum_dtype(int dtype); /* -1 if unknown */
 CUBRIDGE_API cubridge_status cubridge_sum(int dtype, const void* x, size_t n, void* result,
                                           cubridge_stream stream);
