@@ -1,4 +1,4 @@
-// Keeps binaries built against Debian sid's glibc (2.4x) runnable on glibc 2.34+.
+// Keeps binaries built against Debian sid's glibc (2.4x) runnable on glibc 2.35+.
 //
 // sid's static libstdc++ and code built with _GNU_SOURCE call the C23 variants
 // of strtol & co. (__isoc23_*, new in glibc 2.38). They differ from the classic
@@ -8,7 +8,9 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 #define VISIBLE __attribute__((visibility("hidden"), used))
 
@@ -37,4 +39,13 @@ VISIBLE int __isoc23_sscanf(const char* s, const char* format, ...) {
   int n = vsscanf(s, format, ap);
   va_end(ap);
   return n;
+}
+
+// libstdc++'s std::random_device prefers arc4random (glibc 2.36); getrandom
+// (glibc 2.25) gives the same kernel entropy.
+VISIBLE uint32_t arc4random(void) {
+  uint32_t value = 0;
+  while (getrandom(&value, sizeof value, 0) != (ssize_t)sizeof value) {
+  }
+  return value;
 }

@@ -1,0 +1,23 @@
+"""pytest_test: a py_test that runs pytest over its test files."""
+
+load("@rules_python//python:defs.bzl", "py_test")
+
+def pytest_test(name, srcs, args = [], data = [], **kwargs):
+    """Runs pytest on `srcs` (test files; conftest.py may be among them).
+
+    Args:
+      name: target name.
+      srcs: test files, passed to pytest.
+      args: extra pytest arguments.
+      data: run-time files.
+      **kwargs: passed to py_test (deps, env, size, tags, ...).
+    """
+    main = Label("//toolchains/python/private:pytest_main.py")
+    py_test(
+        name = name,
+        srcs = srcs + [main],
+        main = main,
+        args = ["$(rootpath %s)" % s for s in srcs if not s.endswith("conftest.py")] + args,
+        data = data,
+        **kwargs
+    )
