@@ -1,5 +1,7 @@
 // Persistent worker threads, started on first parallel use, never joined
 // (they sleep on a condition variable; the process may exit at any time).
+#include <string.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -120,6 +122,20 @@ void parallel_for(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), voi
     return;
   }
   p->run(n, grain, fn, ctx);
+}
+
+void parallel_memcpy(void* dst, const void* src, size_t bytes) {
+  struct Ctx {
+    char* d;
+    const char* s;
+  } ctx{static_cast<char*>(dst), static_cast<const char*>(src)};
+  parallel_for(
+      bytes, size_t(1) << 20,
+      [](void* c, size_t b, size_t e) {
+        Ctx* x = static_cast<Ctx*>(c);
+        memcpy(x->d + b, x->s + b, e - b);
+      },
+      &ctx);
 }
 
 int pool_threads() {

@@ -20,6 +20,9 @@ void parallel_for(size_t n, size_t grain, F& f) {
       n, grain, [](void* c, size_t b, size_t e) { (*static_cast<F*>(c))(b, e); }, &f);
 }
 
+// memcpy split over the pool's threads (pieces of at least 1 MiB).
+void parallel_memcpy(void* dst, const void* src, size_t bytes);
+
 // Threads the pool uses, the caller included (>= 1).
 int pool_threads();
 

@@ -177,7 +177,7 @@ cubridge_status run_host_pipeline(const char* fn, Op op, TO* out, const TA* a, c
     if (pend_count[s] == 0) return cudaSuccess;
     cudaError_t e = cudaEventSynchronize(set->slot[s].done);
     if (e != cudaSuccess) return e;
-    memcpy(out + pend_begin[s], set->slot[s].host[2], pend_count[s] * sizeof(TO));
+    parallel_memcpy(out + pend_begin[s], set->slot[s].host[2], pend_count[s] * sizeof(TO));
     pend_count[s] = 0;
     return cudaSuccess;
   };
@@ -191,13 +191,13 @@ cubridge_status run_host_pipeline(const char* fn, Op op, TO* out, const TA* a, c
     if ((err = finish(s)) != cudaSuccess) break;
     what = "cudaMemcpyAsync (host to device)";
     if constexpr (size_of<TA>() != 0) {
-      memcpy(sl.host[0], a + begin, cnt * sizeof(TA));
+      parallel_memcpy(sl.host[0], a + begin, cnt * sizeof(TA));
       err = cudaMemcpyAsync(sl.dev[0], sl.host[0], cnt * sizeof(TA), cudaMemcpyHostToDevice,
                             sl.stream);
       if (err != cudaSuccess) break;
     }
     if constexpr (size_of<TB>() != 0) {
-      memcpy(sl.host[1], b + begin, cnt * sizeof(TB));
+      parallel_memcpy(sl.host[1], b + begin, cnt * sizeof(TB));
       err = cudaMemcpyAsync(sl.dev[1], sl.host[1], cnt * sizeof(TB), cudaMemcpyHostToDevice,
                             sl.stream);
       if (err != cudaSuccess) break;

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include <limits>
+#include <cuda/std/limits>
 #include <type_traits>
 
 #include "dtypes.h"
@@ -82,8 +82,8 @@ CB_HD I float_to_int(F f) {
   if (f != f) return 0;
   using U = typename std::make_unsigned<I>::type;
   const F hi = static_cast<F>(static_cast<U>(1) << (sizeof(I) * 8 - 1));  // 2^(bits-1)
-  if (f >= hi) return std::numeric_limits<I>::max();
-  if (f <= -hi) return std::numeric_limits<I>::min();
+  if (f >= hi) return cuda::std::numeric_limits<I>::max();
+  if (f <= -hi) return cuda::std::numeric_limits<I>::min();
   return static_cast<I>(f);
 }
 
@@ -282,16 +282,16 @@ struct MaxOp {
 template <class V>
 CB_HD V min_identity() {
   if constexpr (is_int_v<V>)
-    return std::numeric_limits<V>::max();
+    return cuda::std::numeric_limits<V>::max();
   else
-    return std::numeric_limits<V>::infinity();
+    return cuda::std::numeric_limits<V>::infinity();
 }
 template <class V>
 CB_HD V max_identity() {
   if constexpr (is_int_v<V>)
-    return std::numeric_limits<V>::lowest();
+    return cuda::std::numeric_limits<V>::lowest();
   else
-    return -std::numeric_limits<V>::infinity();
+    return -cuda::std::numeric_limits<V>::infinity();
 }
 
 template <class T>

@@ -50,9 +50,19 @@ cubridge_status route(const char* fn, const Arg* args, int count, size_t host_by
   }
   CUBRIDGE_TRY(cuda_ready(fn));
   int pageable = -1, device_side = -1;
+  PtrInfo infos[4];
+  if (count > 4) return fail(CUBRIDGE_ERR_INTERNAL, "%s: too many pointer arguments", fn);
   for (int i = 0; i < count; ++i) {
-    PtrInfo info;
-    CUBRIDGE_TRY(query_pointer(fn, args[i].name, args[i].ptr, &info));
+    PtrInfo& info = infos[i];
+    int same = -1;  // an aliased pointer is looked up once
+    for (int j = 0; j < i && same < 0; ++j) {
+      if (args[j].ptr == args[i].ptr) same = j;
+    }
+    if (same >= 0) {
+      info = infos[same];
+    } else {
+      CUBRIDGE_TRY(query_pointer(fn, args[i].name, args[i].ptr, &info));
+    }
     if (info.loc == Loc::kPageable) {
       if (pageable < 0) pageable = i;
     } else if (info.loc == Loc::kDevice || info.loc == Loc::kManaged) {

@@ -165,6 +165,36 @@ TEST_P(ElementwiseTest, AllDtypesSizesPlacements) {
 INSTANTIATE_TEST_SUITE_P(Ops, ElementwiseTest,
                          ::testing::Values("add", "sub", "mul", "div", "axpy", "scale", "fill"));
 
+// Pointers misaligned against each other (no common 16-byte alignment) take
+// the scalar path; all misaligned alike take the vector path with a head.
+TEST(Elementwise, MixedAlignments) {
+  const size_t n = 100001;
+  for (Mem mem : {Mem::kHost, Mem::kDevice}) {
+    for (int oa = 0; oa < 4; ++oa) {
+      for (int oo = 0; oo < 4; ++oo) {
+        std::vector<float> a = Gen<float>(n, 3), b = Gen<float>(n, 4), got(n), want(n);
+        for (size_t i = 0; i < n; ++i) want[i] = a[i] * b[i];
+        Buffer ba(mem, n * 4, oa * 4), bb(mem, n * 4, 4), bo(mem, n * 4, oo * 4);
+        ba.Upload(a.data(), n * 4);
+        bb.Upload(b.data(), n * 4);
+        ASSERT_EQ(cubridge_mul(CUBRIDGE_FLOAT32, ba.get(), bb.get(), bo.get(), n, nullptr),
+                  CUBRIDGE_OK)
+            << cubridge_last_error();
+        bo.Download(got.data(), n * 4);
+        ExpectSame(got, want, "mul offsets " + std::to_string(oa) + "/" + std::to_string(oo));
+        // convert float32 -> float64 with the source one element off.
+        std::vector<double> gd(n);
+        Buffer bd(mem, n * 8, oo * 8);
+        ASSERT_EQ(
+            cubridge_convert(CUBRIDGE_FLOAT32, ba.get(), CUBRIDGE_FLOAT64, bd.get(), n, nullptr),
+            CUBRIDGE_OK);
+        bd.Download(gd.data(), n * 8);
+        for (size_t i = 0; i < n; i += 101) ASSERT_EQ(gd[i], static_cast<double>(a[i]));
+      }
+    }
+  }
+}
+
 // ---- aliasing -------------------------------------------------------------------
 
 template <class S>
