@@ -18,7 +18,9 @@ CUBRIDGE_API cubridge_status cubridge_stream_create(cubridge_stream* stream) {
   cudaStream_t s = nullptr;
   if (!on_cpu()) {
     CUBRIDGE_TRY(cuda_ready(fn));
-    CUBRIDGE_CUDA(fn, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    // Blocking (like CuPy's default): work on the legacy default stream, e.g.
+    // cubridge_memcpy(..., NULL), stays ordered with work on this stream.
+    CUBRIDGE_CUDA(fn, cudaStreamCreateWithFlags(&s, cudaStreamDefault));
   }
   cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, true};
   if (!w) {
