@@ -148,6 +148,12 @@ cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaSt
   bool vec = V > 1 && head != SIZE_MAX && head < static_cast<size_t>(V) && head <= n &&
              aligned_after(a, size_of<TA>(), head, size_of<TA>() * V) &&
              aligned_after(b, size_of<TB>(), head, size_of<TB>() * V);
+#if defined(CUBRIDGE_NO_CUDA)  // built without CUDA (mode=none): nothing to launch on
+  (void)vec;
+  (void)stream;
+  (void)device;
+  return cudaErrorNoDevice;
+#else
   if (vec) {
     size_t nvec = (n - head) / V;
     size_t tiles = (nvec + kIlp - 1) / kIlp;
@@ -157,6 +163,7 @@ cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaSt
     ew_scalar_kernel<<<grid_for(n, device), kThreads, 0, stream>>>(op, out, a, b, n);
   }
   return cudaGetLastError();
+#endif
 }
 
 // ---- pipelined host path ----------------------------------------------------

@@ -4,6 +4,7 @@
 #ifndef CUBRIDGE_SRC_OPS_CUH_
 #define CUBRIDGE_SRC_OPS_CUH_
 
+#include <cuda_runtime.h>
 #include <stdint.h>
 
 #include <cuda/std/limits>
