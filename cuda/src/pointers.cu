@@ -23,7 +23,9 @@ cubridge_status query_pointer(const char* fn, const char* arg, const void* p, Pt
   }
   switch (attr.type) {
     case cudaMemoryTypeHost:
-      info->loc = Loc::kPinned;
+      // Registered memory that the device sees at another address cannot be
+      // handed to a kernel as is: treat it like pageable memory (host path).
+      info->loc = attr.devicePointer == p ? Loc::kPinned : Loc::kPageable;
       info->device = -1;
       break;
     case cudaMemoryTypeDevice:
