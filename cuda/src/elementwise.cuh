@@ -154,6 +154,8 @@ cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaSt
   (void)device;
   return cudaErrorNoDevice;
 #else
+  // clang-format 14 splits <<< >>> inside #if:
+  // clang-format off
   if (vec) {
     size_t nvec = (n - head) / V;
     size_t tiles = (nvec + kIlp - 1) / kIlp;
@@ -162,6 +164,7 @@ cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaSt
   } else {
     ew_scalar_kernel<<<grid_for(n, device), kThreads, 0, stream>>>(op, out, a, b, n);
   }
+  // clang-format on
   return cudaGetLastError();
 #endif
 }
