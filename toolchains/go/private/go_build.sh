@@ -6,12 +6,25 @@
 #  - GOCACHE, GOMODCACHE and GOPATH are fresh temporary directories;
 #  - -trimpath and an empty build id keep absolute paths and randomness out.
 # Usage: go_build.sh build|test OUT MODULE_DIR PACKAGE_DIR [GO_FLAGS...]
+#        go_build.sh stdlib OUT_CACHE_DIR [GO_FLAGS...]   (prebuilds std into a cache)
 # CGO_WHOLE_ARCHIVES: archives to link whole, once.
 # Paths in CGO_CFLAGS / CGO_LDFLAGS / CGO_WHOLE_ARCHIVES may start with @PWD@ (the execroot).
 set -euo pipefail
+root="${PWD}"
+if [[ "$1" == "stdlib" ]]; then
+  cache="${root}/$2"
+  shift 2
+  export GOROOT="${root}/${GO_SDK_ROOT}" GOCACHE="${cache}" GOFLAGS= GOTOOLCHAIN=local GOTELEMETRY=off
+  export GOPATH="$(mktemp -d)" HOME="$(mktemp -d)" CGO_ENABLED=1
+  # All of std that has Go files but two internal packages that embed files (symlinks in the
+  # sandbox, which go:embed refuses); nothing here imports them.
+  mapfile -t pkgs < <("${GOROOT}/bin/go" list -e -f '{{if .GoFiles}}{{.ImportPath}}{{end}}' std | grep -v -e '^internal/trace/traceviewer' -e '/jsontest$')
+  "${GOROOT}/bin/go" build -trimpath "$@" "${pkgs[@]}"
+  rm -f "${cache}/testexpire.txt"
+  exit 0
+fi
 mode="$1" out="$2" module_dir="$3" package_dir="$4"
 shift 4
-root="${PWD}"
 tmp="$(mktemp -d)"
 trap 'chmod -R u+w "${tmp}" 2>/dev/null; rm -rf "${tmp}"' EXIT
 

@@ -72,14 +72,17 @@ def _build(ctx, mode, out):
     package_path = "/".join([p for p in [ctx.label.workspace_root, ctx.label.package] if p])
     args = ctx.actions.args()
     args.add_all([mode, out.path, module_dir, _rel_to(package_path, module_dir)])
-    if getattr(ctx.attr, "race", False):
+    race = getattr(ctx.attr, "race", False)
+    if race:
         args.add("-race")
     args.add_all(ctx.attr.gc_flags)
+    stdlib = ctx.attr._stdlib_race if race else ctx.attr._stdlib
+    stdlib_dir = stdlib[DefaultInfo].files.to_list()[0]
     ctx.actions.run(
         executable = ctx.executable._builder,
         arguments = [args],
         inputs = depset(
-            [go_mod, ctx.file.go_sum],
+            [go_mod, ctx.file.go_sum, stdlib_dir],
             transitive = [srcs, cc_inputs, ctx.attr._sdk[DefaultInfo].files, ctx.attr.modcache[DefaultInfo].files, cc_toolchain.all_files],
         ),
         outputs = [out],
@@ -88,6 +91,7 @@ def _build(ctx, mode, out):
             "CGO_CFLAGS": cflags,
             "CGO_LDFLAGS": ldflags,
             "CGO_WHOLE_ARCHIVES": whole_archives,
+            "GO_CACHE_SEED": stdlib_dir.path,
             "GO_MODULE_CACHE": ctx.attr.modcache.label.workspace_root + "/modcache/cache/download",
             "GO_SDK_ROOT": sdk_go.dirname.rsplit("/bin", 1)[0],
             "PATH": "/usr/bin:/bin",
@@ -138,6 +142,8 @@ _COMMON_ATTRS = {
 }
 
 _BUILD_ATTRS = dict(_COMMON_ATTRS, **{
+    "_stdlib": attr.label(default = Label("//toolchains/go:stdlib")),
+    "_stdlib_race": attr.label(default = Label("//toolchains/go:stdlib_race")),
     "data": attr.label_list(allow_files = True, doc = "Files needed at run time."),
     "gc_flags": attr.string_list(doc = "Extra flags for go build / go test -c."),
     "modcache": attr.label(mandatory = True, doc = "The module cache of go_mod (go_deps repository)."),
@@ -166,4 +172,39 @@ go_test = rule(
     test = True,
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
     doc = "A Go test binary (go test -c) run by `bazel test` in its package directory.",
+)
+
+def _go_stdlib_impl(ctx):
+    cache = ctx.actions.declare_directory(ctx.label.name + "_cache")
+    cc_toolchain = ctx.toolchains["@bazel_tools//tools/cpp:toolchain_type"].cc
+    sdk_go = ctx.file._go
+    args = ctx.actions.args()
+    args.add_all(["stdlib", cache.path])
+    if ctx.attr.race:
+        args.add("-race")
+    ctx.actions.run(
+        executable = ctx.executable._builder,
+        arguments = [args],
+        inputs = depset(transitive = [ctx.attr._sdk[DefaultInfo].files, cc_toolchain.all_files]),
+        outputs = [cache],
+        env = {
+            "CC": cc_toolchain.compiler_executable,
+            "GO_SDK_ROOT": sdk_go.dirname.rsplit("/bin", 1)[0],
+            "PATH": "/usr/bin:/bin",
+        },
+        mnemonic = "GoStdlib",
+        progress_message = "Compiling the Go standard library%s" % (" (race)" if ctx.attr.race else ""),
+    )
+    return [DefaultInfo(files = depset([cache]))]
+
+go_stdlib = rule(
+    implementation = _go_stdlib_impl,
+    attrs = {
+        "race": attr.bool(),
+        "_builder": _COMMON_ATTRS["_builder"],
+        "_go": _COMMON_ATTRS["_go"],
+        "_sdk": _COMMON_ATTRS["_sdk"],
+    },
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+    doc = "The Go standard library compiled once into a build cache that go_binary/go_test start from.",
 )
