@@ -1,0 +1,1202 @@
+#!/usr/bin/env python3
+"""cubridge vs CuPy vs torch vs NumPy, side by side, in one run.
+
+Usage (on the GPU host, after installing the wheel into DIR):
+    PYTHONPATH=DIR python bench/bench.py --out OUT
+    python bench/bench.py --quick --libs cubridge,numpy        # smoke run
+    CUBRIDGE_BACKEND=cpu python bench/bench.py --libs cubridge,numpy   # CPU backend
+
+What is measured (bench/README.md has the details):
+  kernel  add, mul, axpy, sum, dot; float32, float64; n in 1e3 .. 4e8, on device arrays
+          (cubridge.Array; CuPy and torch get zero-copy views of the same memory).
+          Time per call from CUDA events on the legacy default stream, one event pair per
+          call, each call preceded by a read-only 256 MiB "busy" kernel so that the GPU is
+          still busy while Python enqueues (start, op, end): the events then bracket the GPU
+          work and not the Python overhead, and L2 is cold. Median and min of >= 20 calls.
+          NumPy (and the CPU backend): perf_counter around each call.
+  wall    the same ops at small n: thousands of calls in a perf_counter loop, one
+          synchronize at the end (async ops); sum/dot return a Python number each call.
+  host    float32 add on NumPy arrays in and out: cubridge.add(a, b, out=o) vs
+          cupy.asnumpy(cupy.add(cupy.asarray(a), cupy.asarray(b))) vs torch vs numpy.add.
+Effective bandwidth: add/mul/axpy 3*n*itemsize, sum n*itemsize, dot 2*n*itemsize per call.
+
+Nothing here raises on a missing library or a failing size: it is reported and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+import traceback
+
+perf = time.perf_counter
+
+SIZES = [10**3, 10**4, 10**5, 10**6, 10**7, 10**8, 4 * 10**8]
+QUICK_SIZES = [10**3, 10**6, 10**7]
+WALL_SIZES = [10**3, 10**5]
+QUICK_WALL_SIZES = [10**3]
+HOST_SIZES = [10**3, 10**6, 10**7, 10**8]
+QUICK_HOST_SIZES = [10**3, 10**6, 10**7]
+OPS = ["add", "mul", "axpy", "sum", "dot"]
+DTYPES = ["float32", "float64"]
+BYTES_PER_ELEM = {"add": 3, "mul": 3, "axpy": 3, "sum": 1, "dot": 2}  # x itemsize
+ITEMSIZE = {"float32": 4, "float64": 8}
+ALL_LIBS = ["cubridge", "cupy", "torch", "numpy"]
+ALPHA = 1e-3
+VAL_A, VAL_B, VAL_C = 1.0, 2.0, 0.25
+BUSY_BYTES = 256 << 20
+GiB = 1 << 30
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def short_err(e: BaseException) -> str:
+    s = f"{type(e).__name__}: {e}"
+    s = " ".join(s.split())
+    return s if len(s) <= 300 else s[:297] + "..."
+
+
+def fmt_n(n: int) -> str:
+    if n <= 0:
+        return str(n)
+    e = int(round(math.log10(n)))
+    if 10**e == n:
+        return f"1e{e}"
+    m = n / 10**int(math.floor(math.log10(n)))
+    return f"{m:g}e{int(math.floor(math.log10(n)))}"
+
+
+def host_mem_available() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+# ---- libraries ---------------------------------------------------------------
+
+
+class Lib:
+    """One library under test. Subclasses fill in the ops."""
+
+    name = "?"
+    gpu = True
+
+    def __init__(self):
+        self.ok = False
+        self.note = ""
+        self.version = None
+        self.view_kind = {}  # dtype -> "zero-copy view" / "own copy"
+
+    # arrays
+    def make(self, n, dtype, value):  # a new array filled with value (master arrays)
+        raise NotImplementedError
+
+    def view(self, master, master_lib, n, dtype, value):  # the same memory, or a copy
+        raise NotImplementedError
+
+    def fill(self, arr, value):
+        raise NotImplementedError
+
+    def to_numpy(self, arr):
+        raise NotImplementedError
+
+    def sync(self):
+        pass
+
+    def release_pools(self):
+        pass
+
+    # ops: kernel(op, A) -> fn for the kernel timing; wall(op, A) -> fn for the wall loop
+    def kernel(self, op, A):
+        raise NotImplementedError
+
+    def wall(self, op, A):
+        return self.kernel(op, A)
+
+    def extra_wall(self, A):  # name -> fn, measured at small n (allocating variants)
+        return {}
+
+
+class CubridgeLib(Lib):
+    name = "cubridge"
+
+    def __init__(self):
+        super().__init__()
+        try:
+            import cubridge  # noqa: F401
+
+            self.cb = cubridge
+            self.version = cubridge.__version__
+            self.backend = cubridge.backend()
+            self.gpu = self.backend == "cuda"
+            self.ok = True
+        except Exception as e:  # ImportError, or the library failing to start
+            self.note = short_err(e)
+
+    def make(self, n, dtype, value):
+        return self.cb.full(n, value, dtype)
+
+    def view(self, master, master_lib, n, dtype, value):
+        if master_lib is self:
+            return master
+        # cubridge ops take CuPy/torch arrays zero-copy; Arrays are its native type.
+        a = self.cb.full(n, value, dtype)
+        self.view_kind[dtype] = "own copy"
+        return a
+
+    def fill(self, arr, value):
+        self.cb.fill(arr, value)
+
+    def to_numpy(self, arr):
+        return arr.to_numpy()
+
+    def sync(self):
+        self.cb.synchronize()
+
+    def kernel(self, op, A):
+        cb, a, b, c = self.cb, A["a"], A["b"], A["c"]
+        if op == "add":
+            return lambda: cb.add(a, b, out=c)
+        if op == "mul":
+            return lambda: cb.mul(a, b, out=c)
+        if op == "axpy":
+            return lambda: cb.axpy(ALPHA, a, c, out=c)
+        if op == "sum":
+            return lambda: cb.sum(a)
+        if op == "dot":
+            return lambda: cb.dot(a, b)
+        raise KeyError(op)
+
+    def extra_wall(self, A):
+        cb, a, b = self.cb, A["a"], A["b"]
+        return {"add (new result array)": lambda: cb.add(a, b)}
+
+
+class CupyLib(Lib):
+    name = "cupy"
+
+    def __init__(self):
+        super().__init__()
+        try:
+            import cupy as cp
+
+            self.cp = cp
+            self.version = cp.__version__
+            cp.cuda.runtime.getDeviceCount()
+            _ = cp.arange(4).sum().item()  # the toolkit works, kernels compile
+            self.ok = True
+        except Exception as e:
+            self.note = short_err(e)
+            return
+        self._axpy_kernel = None
+        self._axpy_impl = None
+
+    def make(self, n, dtype, value):
+        return self.cp.full(n, value, dtype=dtype)
+
+    def view(self, master, master_lib, n, dtype, value):
+        cp = self.cp
+        if master_lib is self:
+            return master
+        for how in ("from_dlpack", "asarray"):
+            try:
+                v = cp.from_dlpack(master) if how == "from_dlpack" else cp.asarray(master)
+                if int(v.data.ptr) == _ptr_of(master):
+                    self.view_kind[dtype] = f"zero-copy view ({how})"
+                    return v
+            except Exception:
+                pass
+        self.view_kind[dtype] = "own copy"
+        return cp.full(n, value, dtype=dtype)
+
+    def fill(self, arr, value):
+        arr.fill(value)
+
+    def to_numpy(self, arr):
+        return self.cp.asnumpy(arr)
+
+    def sync(self):
+        self.cp.cuda.runtime.deviceSynchronize()
+
+    def release_pools(self):
+        try:
+            self.cp.get_default_memory_pool().free_all_blocks()
+            self.cp.get_default_pinned_memory_pool().free_all_blocks()
+        except Exception:
+            pass
+
+    def _axpy(self, a, c):
+        cp = self.cp
+        if self._axpy_impl is None:
+            self._axpy_impl = "ElementwiseKernel y = alpha*x + y"
+            self._axpy_kernel = cp.ElementwiseKernel(
+                "T x, T alpha", "T y", "y = alpha * x + y", "cubridge_bench_axpy"
+            )
+        k = self._axpy_kernel
+        alpha = a.dtype.type(ALPHA)
+        return lambda: k(a, alpha, c)
+
+    def kernel(self, op, A):
+        cp, a, b, c = self.cp, A["a"], A["b"], A["c"]
+        if op == "add":
+            return lambda: cp.add(a, b, out=c)
+        if op == "mul":
+            return lambda: cp.multiply(a, b, out=c)
+        if op == "axpy":
+            return self._axpy(a, c)
+        if op == "sum":
+            return lambda: a.sum()
+        if op == "dot":
+            return lambda: cp.dot(a, b)
+        raise KeyError(op)
+
+    def wall(self, op, A):
+        cp, a, b = self.cp, A["a"], A["b"]
+        if op == "sum":
+            return lambda: float(a.sum())
+        if op == "dot":
+            return lambda: float(cp.dot(a, b))
+        return self.kernel(op, A)
+
+    def extra_wall(self, A):
+        a, b = A["a"], A["b"]
+        return {"add (new result array)": lambda: a + b}
+
+
+class TorchLib(Lib):
+    name = "torch"
+
+    def __init__(self):
+        super().__init__()
+        try:
+            import torch
+
+            self.torch = torch
+            self.version = torch.__version__
+            if not torch.cuda.is_available():
+                raise RuntimeError("torch.cuda.is_available() is False")
+            torch.ones(4, device="cuda").sum().item()
+            self.ok = True
+        except Exception as e:
+            self.note = short_err(e)
+
+    def _dt(self, dtype):
+        return getattr(self.torch, dtype)
+
+    def make(self, n, dtype, value):
+        return self.torch.full((n,), value, dtype=self._dt(dtype), device="cuda")
+
+    def view(self, master, master_lib, n, dtype, value):
+        torch = self.torch
+        if master_lib is self:
+            return master
+        for how in ("from_dlpack", "as_tensor"):
+            try:
+                if how == "from_dlpack":
+                    v = torch.from_dlpack(master)
+                else:
+                    v = torch.as_tensor(master, device="cuda")
+                if v.data_ptr() == _ptr_of(master):
+                    self.view_kind[dtype] = f"zero-copy view ({how})"
+                    return v
+            except Exception:
+                pass
+        self.view_kind[dtype] = "own copy"
+        return self.make(n, dtype, value)
+
+    def fill(self, arr, value):
+        arr.fill_(value)
+
+    def to_numpy(self, arr):
+        return arr.cpu().numpy()
+
+    def sync(self):
+        self.torch.cuda.synchronize()
+
+    def release_pools(self):
+        try:
+            self.torch.cuda.empty_cache()
+        except Exception:
+            pass
+
+    def kernel(self, op, A):
+        torch, a, b, c = self.torch, A["a"], A["b"], A["c"]
+        if op == "add":
+            return lambda: torch.add(a, b, out=c)
+        if op == "mul":
+            return lambda: torch.mul(a, b, out=c)
+        if op == "axpy":
+            return lambda: c.add_(a, alpha=ALPHA)
+        if op == "sum":
+            return lambda: a.sum()
+        if op == "dot":
+            return lambda: torch.dot(a, b)
+        raise KeyError(op)
+
+    def wall(self, op, A):
+        torch, a, b = self.torch, A["a"], A["b"]
+        if op == "sum":
+            return lambda: a.sum().item()
+        if op == "dot":
+            return lambda: torch.dot(a, b).item()
+        return self.kernel(op, A)
+
+    def extra_wall(self, A):
+        a, b = A["a"], A["b"]
+        return {"add (new result array)": lambda: a + b}
+
+
+class NumpyLib(Lib):
+    name = "numpy"
+    gpu = False
+
+    def __init__(self):
+        super().__init__()
+        try:
+            import numpy as np
+
+            self.np = np
+            self.version = np.__version__
+            self.ok = True
+        except Exception as e:
+            self.note = short_err(e)
+        self._tmp = None
+
+    def make(self, n, dtype, value):
+        return self.np.full(n, value, dtype=dtype)
+
+    def view(self, master, master_lib, n, dtype, value):
+        if master_lib is self:
+            return master
+        # On the CPU backend a cubridge.Array is host memory: view it.
+        if getattr(master_lib, "name", "") == "cubridge" and not master_lib.gpu:
+            try:
+                v = self.np.asarray(master)
+                if v.ctypes.data == _ptr_of(master):
+                    self.view_kind[dtype] = "zero-copy view (__array_interface__)"
+                    return v
+            except Exception:
+                pass
+        self.view_kind[dtype] = "own copy (host memory)"
+        return self.make(n, dtype, value)
+
+    def fill(self, arr, value):
+        arr.fill(value)
+
+    def to_numpy(self, arr):
+        return arr
+
+    def kernel(self, op, A):
+        np, a, b, c = self.np, A["a"], A["b"], A["c"]
+        if op == "add":
+            return lambda: np.add(a, b, out=c)
+        if op == "mul":
+            return lambda: np.multiply(a, b, out=c)
+        if op == "axpy":
+            tmp = np.empty_like(a)
+
+            def axpy():
+                np.multiply(a, ALPHA, out=tmp)
+                np.add(c, tmp, out=c)
+
+            return axpy
+        if op == "sum":
+            return lambda: float(a.sum())
+        if op == "dot":
+            return lambda: float(np.dot(a, b))
+        raise KeyError(op)
+
+    def extra_wall(self, A):
+        a, b = A["a"], A["b"]
+        return {"add (new result array)": lambda: a + b}
+
+
+def _ptr_of(x) -> int:
+    """Data pointer of a cubridge/CuPy/torch/NumPy array (-1 if unknown)."""
+    for attr in ("ptr",):
+        v = getattr(x, attr, None)
+        if isinstance(v, int):
+            return v
+    if hasattr(x, "data_ptr"):
+        return int(x.data_ptr())
+    if hasattr(x, "data") and hasattr(x.data, "ptr"):
+        return int(x.data.ptr)
+    if hasattr(x, "ctypes"):
+        return int(x.ctypes.data)
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai:
+        return int(cai["data"][0])
+    return -1
+
+
+# ---- timers ------------------------------------------------------------------
+
+
+class WallTimer:
+    """perf_counter around each call (plus a sync), for NumPy and the CPU backend."""
+
+    name = "perf_counter per call"
+
+    def __init__(self, sync=None):
+        self.sync = sync or (lambda: None)
+
+    def measure(self, fn, reps, warmup):
+        for _ in range(warmup):
+            fn()
+        self.sync()
+        out = []
+        for _ in range(reps):
+            t0 = perf()
+            fn()
+            self.sync()
+            out.append((perf() - t0) * 1e3)
+        return out
+
+
+class EventTimer:
+    """CUDA events on the legacy default stream (where cubridge's stream=None, CuPy's and
+    torch's default streams all run). Before each call: a read-only busy kernel (a sum
+    over 256 MiB), so the GPU is busy while Python enqueues start, op, end."""
+
+    def __init__(self, kind, libs, cb=None):
+        self.kind = kind
+        self.cb = cb
+        if kind == "cupy":
+            cp = libs["cupy"].cp
+            self.cp = cp
+            self._scratch = cp.ones(BUSY_BYTES // 4, dtype="float32")
+            self._out = cp.zeros((), dtype="float32")
+            self.busy = lambda: cp.sum(self._scratch, out=self._out)
+            self.new_event = lambda: cp.cuda.Event()
+            self.record = lambda e: e.record()
+            self.wait = lambda e: e.synchronize()
+            self.elapsed = lambda s, e: cp.cuda.get_elapsed_time(s, e)
+            self.device_sync = cp.cuda.runtime.deviceSynchronize
+            self.name = "CUDA events (CuPy), legacy default stream, 256 MiB read-only busy kernel before each call"
+        elif kind == "torch":
+            torch = libs["torch"].torch
+            self._scratch = torch.ones(BUSY_BYTES // 4, dtype=torch.float32, device="cuda")
+            self.busy = lambda: self._scratch.sum()
+            self.new_event = lambda: torch.cuda.Event(enable_timing=True)
+            self.record = lambda e: e.record()
+            self.wait = lambda e: e.synchronize()
+            self.elapsed = lambda s, e: s.elapsed_time(e)
+            self.device_sync = torch.cuda.synchronize
+            self.name = "CUDA events (torch), legacy default stream, 256 MiB read-only busy kernel before each call"
+        elif kind == "driver":
+            d = _DriverEvents()
+            self._d = d
+            self._scratch = cb.empty(BUSY_BYTES // 4, "float32")
+            self.busy = lambda: cb.fill(self._scratch, 1.0)  # writes: leaves L2 dirty
+            self.new_event = d.create
+            self.record = d.record
+            self.wait = d.synchronize
+            self.elapsed = d.elapsed
+            self.device_sync = cb.synchronize
+            self.name = "CUDA events (driver API via ctypes), legacy default stream, 256 MiB fill before each call"
+        else:
+            raise ValueError(kind)
+        self._events = []
+        self.device_sync()
+
+    def _pairs(self, k):
+        while len(self._events) < k:
+            self._events.append((self.new_event(), self.new_event()))
+        return self._events[:k]
+
+    def measure(self, fn, reps, warmup):
+        for _ in range(warmup):
+            fn()
+        self.device_sync()
+        pairs = self._pairs(reps)
+        for s, e in pairs:
+            self.busy()
+            self.record(s)
+            fn()
+            self.record(e)
+        self.wait(pairs[-1][1])
+        self.device_sync()
+        return [float(self.elapsed(s, e)) for s, e in pairs]
+
+
+class _DriverEvents:
+    """Minimal CUDA driver-API events through ctypes (used when neither CuPy nor torch
+    is there). Works on the primary context, the one cubridge's runtime uses."""
+
+    def __init__(self):
+        import ctypes
+
+        self.ct = ctypes
+        lib = ctypes.CDLL("libcuda.so.1")
+        self.lib = lib
+
+        def chk(rc, what):
+            if rc != 0:
+                raise RuntimeError(f"{what} failed with CUresult {rc}")
+
+        self.chk = chk
+        chk(lib.cuInit(0), "cuInit")
+        dev = ctypes.c_int()
+        chk(lib.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+        ctx = ctypes.c_void_p()
+        chk(lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+        chk(lib.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+        self._elapsed = getattr(lib, "cuEventElapsedTime_v2", None) or lib.cuEventElapsedTime
+        lib.cuEventRecord.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.cuEventSynchronize.argtypes = [ctypes.c_void_p]
+        self._elapsed.argtypes = [ctypes.POINTER(ctypes.c_float), ctypes.c_void_p, ctypes.c_void_p]
+
+    def create(self):
+        e = self.ct.c_void_p()
+        self.chk(self.lib.cuEventCreate(self.ct.byref(e), 0), "cuEventCreate")
+        return e
+
+    def record(self, e):
+        self.chk(self.lib.cuEventRecord(e, None), "cuEventRecord")
+
+    def synchronize(self, e):
+        self.chk(self.lib.cuEventSynchronize(e), "cuEventSynchronize")
+
+    def elapsed(self, s, e):
+        ms = self.ct.c_float()
+        self.chk(self._elapsed(self.ct.byref(ms), s, e), "cuEventElapsedTime")
+        return ms.value
+
+
+def wall_loop(fn, sync, rounds, target_s=0.03, min_calls=1000, max_calls=200000):
+    """Seconds per call: `rounds` loops of k calls each, one sync at the end of each loop."""
+    for _ in range(20):
+        fn()
+    sync()
+    t0 = perf()
+    cal = 100
+    for _ in range(cal):
+        fn()
+    sync()
+    dt = max((perf() - t0) / cal, 1e-8)
+    k = int(min(max(min_calls, target_s / dt), max_calls))
+    per = []
+    for _ in range(rounds):
+        t0 = perf()
+        for _ in range(k):
+            fn()
+        sync()
+        per.append((perf() - t0) / k)
+    return per, k
+
+
+# ---- the benchmark -------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.results = []
+        self.notes = []
+        self.t_start = perf()
+        wanted = [s.strip() for s in args.libs.split(",") if s.strip()]
+        bad = [s for s in wanted if s not in ALL_LIBS]
+        if bad:
+            raise SystemExit(f"--libs: unknown {bad}; choose from {ALL_LIBS}")
+        classes = {"cubridge": CubridgeLib, "cupy": CupyLib, "torch": TorchLib, "numpy": NumpyLib}
+        self.libs = {}
+        self.skipped_libs = {}
+        for name in wanted:
+            log(f"loading {name} ...")
+            lib = classes[name]()
+            if lib.ok:
+                self.libs[name] = lib
+            else:
+                self.skipped_libs[name] = lib.note
+                log(f"  {name}: skipped ({lib.note})")
+        self.cb = self.libs.get("cubridge")
+        self.cpu_backend = self.cb is not None and not self.cb.gpu
+        self.gpu_libs = [lib for lib in self.libs.values() if lib.gpu]
+        self.timer = WallTimer()
+        self.event_timer = None
+        self.timer_note = "perf_counter per call"
+        if self.gpu_libs:
+            for kind in ("cupy", "torch", "driver"):
+                if kind in ("cupy", "torch") and kind not in self.libs:
+                    continue
+                if kind == "driver" and self.cb is None:
+                    continue
+                try:
+                    self.event_timer = EventTimer(kind, self.libs, cb=self.cb.cb if self.cb else None)
+                    self.timer_note = self.event_timer.name
+                    break
+                except Exception as e:
+                    self.notes.append(f"event timer via {kind} unavailable: {short_err(e)}")
+            if self.event_timer is None:
+                self.timer_note = "perf_counter per call with a device synchronize (no CUDA events available)"
+                self.notes.append("no CUDA events: GPU kernel times are wall times with a sync")
+
+    # -- helpers
+
+    def gpu_free_bytes(self):
+        try:
+            if self.cb is not None and self.cb.gpu:
+                return self.cb.cb.mem_info()[0]
+            if "cupy" in self.libs:
+                return self.libs["cupy"].cp.cuda.runtime.memGetInfo()[0]
+            if "torch" in self.libs:
+                return self.libs["torch"].torch.cuda.mem_get_info()[0]
+        except Exception:
+            pass
+        return None
+
+    def timer_for(self, lib):
+        if lib.gpu:
+            if self.event_timer is not None:
+                return self.event_timer
+            return WallTimer(sync=lib.sync)
+        return WallTimer(sync=lib.sync)
+
+    def add(self, **rec):
+        self.results.append(rec)
+        return rec
+
+    def release_all(self):
+        gc.collect()
+        for lib in self.libs.values():
+            try:
+                lib.sync()
+            except Exception:
+                pass
+            lib.release_pools()
+
+    # -- device arrays, kernel and small-call wall times
+
+    def run_device(self):
+        args = self.args
+        sizes = QUICK_SIZES if args.quick else SIZES
+        if args.sizes:
+            sizes = [int(float(s)) for s in args.sizes.split(",")]
+        wall_sizes = QUICK_WALL_SIZES if args.quick else WALL_SIZES
+        libs = list(self.libs.values())
+        if not libs:
+            return
+        for dtype in DTYPES:
+            isz = ITEMSIZE[dtype]
+            for n in sizes:
+                need = 3 * n * isz
+                if need > args.max_gb * GiB:
+                    self.skip_all("kernel", dtype, n, f"needs {need / GiB:.1f} GiB > --max-gb {args.max_gb}")
+                    continue
+                if self.gpu_libs:
+                    free = self.gpu_free_bytes()
+                    if free is not None and need + (1 * GiB) > free:
+                        self.skip_all("kernel", dtype, n, f"needs {need / GiB:.1f} GiB + 1 GiB, {free / GiB:.1f} GiB free")
+                        continue
+                if not self.gpu_libs or self.cpu_backend:
+                    avail = host_mem_available()
+                    if avail is not None and 2 * need + GiB > avail:
+                        self.skip_all("kernel", dtype, n, f"host memory: {avail / GiB:.1f} GiB available")
+                        continue
+                log(f"[{perf() - self.t_start:6.1f}s] {dtype} n={fmt_n(n)}")
+                try:
+                    self.run_size(dtype, n, wall=n in wall_sizes)
+                except Exception as e:
+                    self.notes.append(f"{dtype} n={fmt_n(n)}: {short_err(e)}")
+                    log(traceback.format_exc())
+                self.release_all()
+
+    def skip_all(self, kind, dtype, n, why):
+        log(f"  skip {dtype} n={fmt_n(n)}: {why}")
+        for lib in self.libs:
+            for op in OPS:
+                self.add(kind=kind, op=op, dtype=dtype, n=n, lib=lib, skipped=why)
+
+    def run_size(self, dtype, n, wall):
+        args = self.args
+        libs = list(self.libs.values())
+        # Master arrays from the first GPU library (cubridge first), views for the rest.
+        master_lib = self.gpu_libs[0] if self.gpu_libs else libs[0]
+        master = {k: master_lib.make(n, dtype, v) for k, v in (("a", VAL_A), ("b", VAL_B), ("c", VAL_C))}
+        arrays = {}
+        for lib in libs:
+            if lib.name == "numpy" and n > args.numpy_max_n and lib is not master_lib:
+                arrays[lib.name] = None
+                continue
+            try:
+                arrays[lib.name] = {
+                    k: lib.view(master[k], master_lib, n, dtype, v)
+                    for k, v in (("a", VAL_A), ("b", VAL_B), ("c", VAL_C))
+                }
+            except Exception as e:
+                arrays[lib.name] = e
+        for op in OPS:
+            for lib in libs:
+                A = arrays[lib.name]
+                base = dict(kind="kernel", op=op, dtype=dtype, n=n, lib=lib.name)
+                if A is None:
+                    self.add(**base, skipped=f"numpy limited to n <= {fmt_n(args.numpy_max_n)} (--numpy-max-n)")
+                    continue
+                if isinstance(A, Exception):
+                    self.add(**base, error=f"arrays: {short_err(A)}")
+                    continue
+                self.kernel_one(lib, op, dtype, n, A, base)
+        if wall:
+            for op in OPS:
+                for lib in libs:
+                    A = arrays[lib.name]
+                    if A is None or isinstance(A, Exception):
+                        continue
+                    self.wall_one(lib, op, dtype, n, A, lib.wall, op)
+            if dtype == "float32" or not args.quick:
+                for lib in libs:
+                    A = arrays[lib.name]
+                    if A is None or isinstance(A, Exception):
+                        continue
+                    for name, fn in lib.extra_wall(A).items():
+                        self.wall_one(lib, name, dtype, n, A, None, name, fn=fn)
+        del arrays, master
+
+    def verify(self, lib, op, dtype, n, A, fn):
+        """Checks one call's result on small arrays (the output array is shared)."""
+        if n > 10**6 or op == "axpy":
+            return None
+        np = __import__("numpy")
+        if op in ("add", "mul"):
+            lib.fill(A["c"], -7.0)
+            lib.sync()
+            fn()
+            lib.sync()
+            got = np.asarray(lib.to_numpy(A["c"]))
+            want = VAL_A + VAL_B if op == "add" else VAL_A * VAL_B
+            if got.shape != (n,) or not np.all(got == want):
+                return f"wrong result: expected all {want}, got {got[:4]}..."
+        else:
+            r = fn()
+            try:
+                v = float(r)
+            except TypeError:
+                v = float(r.item())
+            want = n * VAL_A if op == "sum" else n * VAL_A * VAL_B
+            if not math.isclose(v, want, rel_tol=1e-3):
+                return f"wrong result: expected {want}, got {v}"
+        return None
+
+    def kernel_one(self, lib, op, dtype, n, A, base):
+        args = self.args
+        timer = self.timer_for(lib)
+        try:
+            fn = lib.kernel(op, A)
+            bad = self.verify(lib, op, dtype, n, A, lib.wall(op, A))
+            if isinstance(timer, WallTimer):
+                t0 = perf()
+                fn()
+                lib.sync()
+                one = perf() - t0
+                budget = 0.3 if args.quick else 1.5
+                reps = int(max(args.min_wall_reps, min(args.reps, budget / max(one, 1e-7))))
+                warmup = 1 if one > 0.05 else 3
+            else:
+                reps = args.reps if n < 10**8 else max(20, args.reps * 3 // 5)
+                warmup = 3
+            ms = timer.measure(fn, reps, warmup)
+        except Exception as e:
+            self.add(**base, error=short_err(e))
+            log(f"  {lib.name:8s} {op:4s} {dtype} n={fmt_n(n)}: ERROR {short_err(e)}")
+            return
+        med, mn = statistics.median(ms), min(ms)
+        nbytes = BYTES_PER_ELEM[op] * n * ITEMSIZE[dtype]
+        rec = self.add(
+            **base,
+            reps=len(ms),
+            median_ms=med,
+            min_ms=mn,
+            mean_ms=statistics.fmean(ms),
+            gbps=nbytes / (med * 1e-3) / 1e9 if med > 0 else None,
+            gbps_best=nbytes / (mn * 1e-3) / 1e9 if mn > 0 else None,
+            bytes=nbytes,
+            timer="events" if timer is self.event_timer else "wall",
+            arrays=lib.view_kind.get(dtype, "master arrays"),
+        )
+        if lib.name == "cubridge" and op in ("sum", "dot") and lib.gpu:
+            rec["note"] = "blocking call: includes the result's trip to the host"
+        if lib.name == "cupy" and op == "axpy":
+            rec["impl"] = lib._axpy_impl
+        if lib.name == "numpy" and op == "axpy":
+            rec["impl"] = "multiply into a temporary, then add (two passes)"
+        if bad:
+            rec["verify"] = bad
+        log(f"  {lib.name:8s} {op:4s} {dtype} n={fmt_n(n):5s} {med * 1e3:10.1f} us  {rec['gbps']:8.1f} GB/s" + (f"  VERIFY: {bad}" if bad else ""))
+
+    def wall_one(self, lib, op, dtype, n, A, factory, label, fn=None):
+        base = dict(kind="wall", op=label, dtype=dtype, n=n, lib=lib.name)
+        try:
+            if fn is None:
+                fn = factory(op, A)
+            per, k = wall_loop(fn, lib.sync, rounds=3 if self.args.quick else 5)
+        except Exception as e:
+            self.add(**base, error=short_err(e))
+            log(f"  wall {lib.name} {label} {dtype} n={fmt_n(n)}: ERROR {short_err(e)}")
+            return
+        rec = self.add(**base, calls_per_round=k, rounds=len(per), median_us=statistics.median(per) * 1e6, min_us=min(per) * 1e6)
+        log(f"  wall {lib.name:8s} {label:24s} {dtype} n={fmt_n(n):5s} {rec['median_us']:8.2f} us/call")
+
+    # -- host arrays in and out
+
+    def run_host(self):
+        args = self.args
+        sizes = QUICK_HOST_SIZES if args.quick else HOST_SIZES
+        if "numpy" not in self.libs and not self.libs:
+            return
+        try:
+            import numpy as np
+        except ImportError:
+            self.notes.append("host-array path skipped: NumPy is not installed")
+            return
+        dtype = "float32"
+        for n in sizes:
+            need = 6 * n * 4
+            avail = host_mem_available()
+            if avail is not None and need + GiB > avail:
+                for lib in self.libs:
+                    self.add(kind="host", op="add", dtype=dtype, n=n, lib=lib, skipped=f"host memory: {avail / GiB:.1f} GiB available")
+                continue
+            log(f"[{perf() - self.t_start:6.1f}s] host arrays float32 add n={fmt_n(n)}")
+            a = np.full(n, VAL_A, dtype=dtype)
+            b = np.full(n, VAL_B, dtype=dtype)
+            o = np.zeros(n, dtype=dtype)
+            for lib in self.libs.values():
+                base = dict(kind="host", op="add", dtype=dtype, n=n, lib=lib.name)
+                try:
+                    fn, impl = self.host_fn(lib, a, b, o)
+                    o.fill(0)
+                    r = fn()
+                    got = r if r is not None else o
+                    ok = bool(np.all(np.asarray(got)[:: max(1, n // 1000)] == VAL_A + VAL_B))
+                    if n < 10**5:
+                        per, k = wall_loop(fn, lambda: None, rounds=3 if args.quick else 5, min_calls=300)
+                        ms = [p * 1e3 for p in per]
+                        how = f"{len(per)} loops of {k} calls"
+                    else:
+                        t0 = perf()
+                        fn()
+                        one = perf() - t0
+                        reps = int(max(5, min(args.reps, (0.5 if args.quick else 2.0) / max(one, 1e-6))))
+                        ms = []
+                        for _ in range(reps):
+                            t0 = perf()
+                            fn()
+                            ms.append((perf() - t0) * 1e3)
+                        how = f"{reps} calls"
+                except Exception as e:
+                    self.add(**base, error=short_err(e))
+                    log(f"  {lib.name}: ERROR {short_err(e)}")
+                    continue
+                med = statistics.median(ms)
+                rec = self.add(**base, impl=impl, median_ms=med, min_ms=min(ms), how=how, host_gbps=3 * n * 4 / (med * 1e-3) / 1e9)
+                if not ok:
+                    rec["verify"] = "wrong result"
+                log(f"  {lib.name:8s} {med:10.3f} ms  ({impl})")
+            del a, b, o
+            self.release_all()
+
+    def host_fn(self, lib, a, b, o):
+        if lib.name == "cubridge":
+            cb = lib.cb
+            return (lambda: cb.add(a, b, out=o)), "cubridge.add(a, b, out=o)"
+        if lib.name == "numpy":
+            np = lib.np
+            return (lambda: np.add(a, b, out=o)), "numpy.add(a, b, out=o)"
+        if lib.name == "cupy":
+            cp = lib.cp
+            return (lambda: cp.asnumpy(cp.add(cp.asarray(a), cp.asarray(b)))), "cupy.asnumpy(cupy.add(cupy.asarray(a), cupy.asarray(b)))"
+        if lib.name == "torch":
+            torch = lib.torch
+            return (
+                lambda: (torch.from_numpy(a).to("cuda") + torch.from_numpy(b).to("cuda")).cpu().numpy()
+            ), "(torch.from_numpy(a).cuda() + torch.from_numpy(b).cuda()).cpu().numpy()"
+        raise KeyError(lib.name)
+
+    # -- metadata, targets, output
+
+    def meta(self):
+        m = {
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "cpu": cpu_model(),
+            "cpu_count": os.cpu_count(),
+            "args": vars(self.args),
+            "libs": {n: l.version for n, l in self.libs.items()},
+            "libs_skipped": self.skipped_libs,
+            "timer": self.timer_note,
+            "device": None,
+        }
+        if self.cb is not None:
+            cb = self.cb.cb
+            m["cubridge_backend"] = self.cb.backend
+            try:
+                devs = cb.devices()
+                if devs:
+                    m["device"] = devs[0].name
+            except Exception:
+                pass
+        if "cupy" in self.libs:
+            cp = self.libs["cupy"].cp
+            try:
+                m["cuda_runtime_cupy"] = cp.cuda.runtime.runtimeGetVersion()
+                m["cuda_driver"] = cp.cuda.runtime.driverGetVersion()
+                if m["device"] is None:
+                    name = cp.cuda.runtime.getDeviceProperties(0)["name"]
+                    m["device"] = name.decode() if isinstance(name, bytes) else str(name)
+            except Exception:
+                pass
+        if "torch" in self.libs:
+            torch = self.libs["torch"].torch
+            m["cuda_torch"] = torch.version.cuda
+            if m["device"] is None:
+                try:
+                    m["device"] = torch.cuda.get_device_name(0)
+                except Exception:
+                    pass
+        if m["device"] is None:
+            m["device"] = f"CPU: {m['cpu']} ({os.cpu_count()} threads)"
+        return m
+
+    def find(self, kind, op, dtype, n, lib):
+        for r in self.results:
+            if (r["kind"], r["op"], r["dtype"], r["n"], r["lib"]) == (kind, op, dtype, n, lib):
+                return r
+        return None
+
+    def targets(self):
+        T = []
+
+        def line(name, value, goal, unit, higher_better, why_missing=None):
+            if value is None:
+                T.append(dict(target=name, goal=goal, unit=unit, status="not measured", detail=why_missing or ""))
+                return
+            met = value >= goal if higher_better else value <= goal
+            if met:
+                detail = f"{value:.4g} {unit}"
+            else:
+                gap = (goal - value) if higher_better else (value - goal)
+                detail = f"{value:.4g} {unit}: missed by {gap:.3g} {unit} ({gap / goal * 100:.1f}%)"
+            T.append(dict(target=name, goal=goal, unit=unit, value=value, status="met" if met else "missed", detail=detail))
+
+        def val(kind, op, dtype, n, lib, key):
+            r = self.find(kind, op, dtype, n, lib)
+            if r is None:
+                return None, "no measurement"
+            if key not in r:
+                return None, r.get("skipped") or r.get("error") or "no value"
+            return r[key], None
+
+        if self.cpu_backend:
+            v, why = val("host", "add", "float32", 10**7, "cubridge", "median_ms")
+            w, why2 = val("host", "add", "float32", 10**7, "numpy", "median_ms")
+            speed = (w / v) if (v and w) else None
+            line("CPU backend: float32 add n=1e7 (host arrays, out=) >= 1.5x NumPy's speed (numpy.add out=)", speed, 1.5, "x", True, why or why2)
+            v, why = val("kernel", "add", "float32", 10**7, "cubridge", "median_ms")
+            w, why2 = val("kernel", "add", "float32", 10**7, "numpy", "median_ms")
+            speed = (w / v) if (v and w) else None
+            line("CPU backend: float32 add n=1e7 (cubridge.Array) >= 1.5x NumPy's speed", speed, 1.5, "x", True, why or why2)
+            return T
+
+        for op in ("add", "axpy"):
+            for dtype in DTYPES:
+                v, why = val("kernel", op, dtype, 4 * 10**8, "cubridge", "gbps")
+                line(f"{op} {dtype} n=4e8 >= 3050 GB/s", v, 3050.0, "GB/s", True, why)
+        for op in ("sum", "dot"):
+            for dtype in DTYPES:
+                v, why = val("kernel", op, dtype, 4 * 10**8, "cubridge", "gbps")
+                line(f"{op} {dtype} n=4e8 >= 3090 GB/s", v, 3090.0, "GB/s", True, why)
+        for n in (10**6, 10**7):
+            for op in OPS:
+                for dtype in DTYPES:
+                    v, why = val("kernel", op, dtype, n, "cubridge", "gbps")
+                    peers = []
+                    for p in ("cupy", "torch"):
+                        pv, _ = val("kernel", op, dtype, n, p, "gbps")
+                        if pv is not None:
+                            peers.append((pv, p))
+                    name = f"{op} {dtype} n={fmt_n(n)} >= max(CuPy, torch)"
+                    if not peers:
+                        T.append(dict(target=name, status="not measured", detail="no CuPy/torch measurement"))
+                        continue
+                    best, who = max(peers)
+                    line(f"{name} [{who} {best:.0f} GB/s]", v, best, "GB/s", True, why)
+        for dtype in DTYPES:
+            v, why = val("wall", "add", dtype, 10**3, "cubridge", "median_us")
+            line(f"small async add {dtype} n=1000 <= 4 us wall per call", v, 4.0, "us", False, why)
+        for dtype in DTYPES:
+            v, why = val("wall", "sum", dtype, 10**3, "cubridge", "median_us")
+            line(f"small sum {dtype} n=1000 returning a Python float <= 12 us", v, 12.0, "us", False, why)
+        v, why = val("host", "add", "float32", 10**8, "cubridge", "median_ms")
+        line("host arrays float32 add n=1e8 <= 90 ms", v, 90.0, "ms", False, why)
+        return T
+
+    def report(self):
+        libs = [l for l in ALL_LIBS if l in self.libs]
+        out = []
+        p = out.append
+        p("")
+        p(f"cubridge benchmark  {self.meta_cache['date']}  device: {self.meta_cache['device']}")
+        p("libraries: " + ", ".join(f"{k} {v}" for k, v in self.meta_cache["libs"].items()))
+        for k, v in self.skipped_libs.items():
+            p(f"  skipped {k}: {v}")
+        p(f"timer: {self.timer_note}")
+        p("")
+        p("== kernel time on device arrays: effective GB/s (median), time per call in us (median)")
+        hdr = f"{'op':5s} {'dtype':8s} {'n':>5s} " + " ".join(f"{l:>22s}" for l in libs)
+        if "cubridge" in libs and len(libs) > 1:
+            hdr += f" {'cb/best-peer':>13s}"
+        p(hdr)
+        for dtype in DTYPES:
+            for op in OPS:
+                ns = sorted({r["n"] for r in self.results if r["kind"] == "kernel" and r["op"] == op and r["dtype"] == dtype})
+                for n in ns:
+                    cells = []
+                    peers = []
+                    cbv = None
+                    for l in libs:
+                        r = self.find("kernel", op, dtype, n, l)
+                        if r is None:
+                            cells.append(f"{'-':>22s}")
+                        elif "gbps" in r:
+                            flag = "!" if "verify" in r else ""
+                            cells.append(f"{r['gbps']:9.1f} {r['median_ms'] * 1e3:10.1f}us{flag}")
+                            if l == "cubridge":
+                                cbv = r["gbps"]
+                            elif l in ("cupy", "torch"):
+                                peers.append(r["gbps"])
+                        elif "error" in r:
+                            cells.append(f"{'error':>22s}")
+                        else:
+                            cells.append(f"{'skipped':>22s}")
+                    line = f"{op:5s} {dtype:8s} {fmt_n(n):>5s} " + " ".join(cells)
+                    if "cubridge" in libs and len(libs) > 1:
+                        if not peers and "numpy" in libs:
+                            r = self.find("kernel", op, dtype, n, "numpy")
+                            if r and "gbps" in r:
+                                peers.append(r["gbps"])
+                        line += f" {cbv / max(peers):12.2f}x" if (cbv and peers) else f" {'':>13s}"
+                    p(line)
+        walls = [r for r in self.results if r["kind"] == "wall"]
+        if walls:
+            p("")
+            p("== wall time per call, small arrays (us, median of loops; sum/dot include the result as a Python number)")
+            p(f"{'op':24s} {'dtype':8s} {'n':>5s} " + " ".join(f"{l:>12s}" for l in libs))
+            keys = []
+            for r in walls:
+                k = (r["op"], r["dtype"], r["n"])
+                if k not in keys:
+                    keys.append(k)
+            for op, dtype, n in keys:
+                cells = []
+                for l in libs:
+                    r = self.find("wall", op, dtype, n, l)
+                    cells.append(f"{r['median_us']:12.2f}" if r and "median_us" in r else f"{'-' if r is None else 'error':>12s}")
+                p(f"{op:24s} {dtype:8s} {fmt_n(n):>5s} " + " ".join(cells))
+        hosts = [r for r in self.results if r["kind"] == "host"]
+        if hosts:
+            p("")
+            p("== host arrays in and out, float32 add (ms per call, median; min in bench.json)")
+            p(f"{'n':>5s} " + " ".join(f"{l:>12s}" for l in libs))
+            for n in sorted({r["n"] for r in hosts}):
+                cells = []
+                for l in libs:
+                    r = self.find("host", "add", "float32", n, l)
+                    if r and "median_ms" in r:
+                        cells.append(f"{r['median_ms']:11.3f}{'!' if 'verify' in r else ' '}")
+                    else:
+                        cells.append(f"{'-' if r is None else ('error' if 'error' in r else 'skipped'):>12s}")
+                p(f"{fmt_n(n):>5s} " + " ".join(cells))
+        errs = [r for r in self.results if "error" in r or "verify" in r]
+        if errs:
+            p("")
+            p("== errors and failed checks")
+            for r in errs:
+                p(f"  {r['kind']} {r['lib']} {r['op']} {r['dtype']} n={fmt_n(r['n'])}: {r.get('error') or r.get('verify')}")
+        p("")
+        p("== targets")
+        for t in self.targets_cache:
+            p(f"  [{t['status']:^12s}] {t['target']}: {t.get('detail', '')}")
+        for note in self.notes:
+            p(f"note: {note}")
+        p(f"total time {perf() - self.t_start:.1f} s")
+        return "\n".join(out)
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", help="directory for bench.json")
+    ap.add_argument("--quick", action="store_true", help="few sizes, fewer repetitions (smoke run)")
+    ap.add_argument("--libs", default=",".join(ALL_LIBS), help="comma-separated subset of " + ",".join(ALL_LIBS))
+    ap.add_argument("--sizes", help="override the device sizes, e.g. 1e6,1e7")
+    ap.add_argument("--reps", type=int, default=50, help="timed calls per kernel measurement (>= 20 on the GPU)")
+    ap.add_argument("--min-wall-reps", type=int, default=5, help="fewest timed calls for CPU-side (wall) measurements")
+    ap.add_argument("--numpy-max-n", type=float, default=1e8, help="largest n NumPy runs in the device table")
+    ap.add_argument("--max-gb", type=float, default=36.0, help="skip sizes whose arrays need more than this")
+    ap.add_argument("--skip-host", action="store_true", help="skip the host-array section")
+    args = ap.parse_args(argv)
+    args.reps = max(args.reps, 20)
+    args.numpy_max_n = int(args.numpy_max_n)
+
+    bench = Bench(args)
+    try:
+        bench.run_device()
+        if not args.skip_host:
+            bench.run_host()
+    except KeyboardInterrupt:
+        bench.notes.append("interrupted: partial results")
+    except Exception as e:
+        bench.notes.append(f"aborted: {short_err(e)}")
+        log(traceback.format_exc())
+    finally:
+        bench.meta_cache = bench.meta()
+        bench.targets_cache = bench.targets()
+        print(bench.report(), flush=True)
+        if args.out:
+            os.makedirs(args.out, exist_ok=True)
+            path = os.path.join(args.out, "bench.json")
+            doc = {
+                "meta": bench.meta_cache,
+                "measurements": bench.results,
+                "targets": bench.targets_cache,
+                "notes": bench.notes,
+                "units": {
+                    "median_ms": "milliseconds per call",
+                    "gbps": "effective GB/s (1e9 bytes/s): add/mul/axpy 3*n*itemsize, sum n*itemsize, dot 2*n*itemsize",
+                    "median_us": "microseconds per call (wall)",
+                },
+            }
+            with open(path, "w") as f:
+                json.dump(doc, f, indent=1, default=str)
+            print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
