@@ -159,8 +159,11 @@ CUBRIDGE_API cubridge_status cubridge_memcpy(void* dst, const void* src, size_t 
   if (bytes == 0) return CUBRIDGE_OK;
   CUBRIDGE_TRY(check_not_null(fn, "dst", dst, bytes));
   CUBRIDGE_TRY(check_not_null(fn, "src", src, bytes));
+  // cudaMemcpy does not allow overlap; refuse it on every backend alike.
+  CUBRIDGE_TRY(check_overlap(fn, "dst", dst, 1, "src", src, 1, bytes));
+  if (dst == src) return CUBRIDGE_OK;
   if (on_cpu()) {
-    memmove(dst, src, bytes);
+    memcpy(dst, src, bytes);
     return CUBRIDGE_OK;
   }
   CUBRIDGE_TRY(cuda_ready(fn));
@@ -168,7 +171,7 @@ CUBRIDGE_API cubridge_status cubridge_memcpy(void* dst, const void* src, size_t 
   CUBRIDGE_TRY(query_pointer(fn, "dst", dst, &d));
   CUBRIDGE_TRY(query_pointer(fn, "src", src, &s));
   if (d.loc == Loc::kPageable && s.loc == Loc::kPageable) {
-    memmove(dst, src, bytes);
+    memcpy(dst, src, bytes);
     return CUBRIDGE_OK;
   }
   cudaStream_t st = raw_stream(stream);

@@ -162,6 +162,10 @@ TEST(BadInput, MemoryCalls) {
   EXPECT_EQ(p, nullptr);
   EXPECT_EQ(cubridge_memcpy(nullptr, &p, 8, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(cubridge_last_error()).find("'dst'"), std::string::npos);
+  char bytes[16] = {0};
+  EXPECT_EQ(cubridge_memcpy(bytes + 1, bytes, 8, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cubridge_last_error()).find("overlap"), std::string::npos);
+  EXPECT_EQ(cubridge_memcpy(bytes, bytes, 8, nullptr), CUBRIDGE_OK);
   int kind;
   EXPECT_EQ(cubridge_pointer_kind(nullptr, &kind, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(cubridge_stream_create(nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);

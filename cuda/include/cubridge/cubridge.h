@@ -136,7 +136,8 @@ CUBRIDGE_API cubridge_status cubridge_free(int kind, void* ptr);
 CUBRIDGE_API cubridge_status cubridge_pointer_kind(const void* ptr, int* kind, int* device);
 
 /* Copy between any two kinds of memory. Async on `stream` when both sides are
- * device/managed/pinned; synchronous when either side is pageable host. */
+ * device/managed/pinned; synchronous when either side is pageable host.
+ * dst == src is a no-op; partial overlap is CUBRIDGE_ERR_INVALID_ARGUMENT. */
 CUBRIDGE_API cubridge_status cubridge_memcpy(void* dst, const void* src, size_t bytes,
                                              cubridge_stream stream);
 
