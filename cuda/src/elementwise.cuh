@@ -130,9 +130,24 @@ inline bool aligned_after(const void* p, size_t elem, size_t head, size_t align)
   return (reinterpret_cast<uintptr_t>(p) + head * elem) % align == 0;
 }
 
-inline unsigned grid_for(size_t work_items, int device) {
+// Blocks of `kernel` that fit on one SM at once (asked once per kernel).
+template <class Kernel>
+int resident_blocks(Kernel kernel) {
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0) != cudaSuccess ||
+      blocks <= 0) {
+    (void)cudaGetLastError();
+    blocks = 4;
+  }
+  return blocks;
+}
+
+// Enough blocks for `work_items` threads, at most one full wave of resident
+// blocks: every block then loops over an equal share (grid-stride), so no
+// partial last wave idles SMs at the end.
+inline unsigned grid_for(size_t work_items, int device, int blocks_per_sm) {
   size_t blocks = (work_items + kThreads - 1) / kThreads;
-  size_t cap = static_cast<size_t>(sm_count(device)) * 32;  // 4 waves of 8 blocks/SM
+  size_t cap = static_cast<size_t>(sm_count(device)) * static_cast<size_t>(blocks_per_sm);
   blocks = std::max<size_t>(1, std::min(blocks, cap));
   return static_cast<unsigned>(blocks);
 }
@@ -159,10 +174,13 @@ cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaSt
   if (vec) {
     size_t nvec = (n - head) / V;
     size_t tiles = (nvec + kIlp - 1) / kIlp;
-    unsigned grid = grid_for(std::max<size_t>(tiles, 2 * V), device);
+    static const int resident = resident_blocks(ew_vec_kernel<V, Op, TO, TA, TB>);
+    unsigned grid = grid_for(std::max<size_t>(tiles, 2 * V), device, resident);
     ew_vec_kernel<V><<<grid, kThreads, 0, stream>>>(op, out, a, b, n, head, nvec);
   } else {
-    ew_scalar_kernel<<<grid_for(n, device), kThreads, 0, stream>>>(op, out, a, b, n);
+    static const int resident = resident_blocks(ew_scalar_kernel<Op, TO, TA, TB>);
+    unsigned grid = grid_for(n, device, resident);
+    ew_scalar_kernel<<<grid, kThreads, 0, stream>>>(op, out, a, b, n);
   }
   // clang-format on
   return cudaGetLastError();
