@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Builds what the GPU host runs (tests/gpu/run_all.sh) and copies it into DIR
-# (default .artifacts/, git-ignored): C++ and Go test binaries, cubridge-info, the wheel.
+# Builds what the GPU host runs (tests/gpu/run_all.sh) and packs it into
+# DIR/bundle.tar.xz (default DIR: .artifacts/, git-ignored): the C++ and Go test
+# binaries, cubridge-info, the Go benchmark and the wheel. Compressed: the device tool carries at
+# most 64 MiB, working tree included. On the GPU host:
+#   mkdir -p /tmp/a && tar -xJf .artifacts/bundle.tar.xz -C /tmp/a && tests/gpu/run_all.sh /tmp/a OUT
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 dir="${1:-.artifacts}"
 targets=(//cuda:cubridge_test //toolchains/cuda/tests:smoke_test //go/cubridge:cubridge_test
-  //go/cubridge:cubridge_race_test //go/cmd/cubridge-info //python:wheel)
+  //go/cubridge:cubridge_race_test //go/cmd/cubridge-info //bench/gobench //python:wheel)
 tools/bazel build "${targets[@]}"
-rm -rf "${dir}"
-mkdir -p "${dir}"
+staging="$(mktemp -d)"
+trap 'rm -rf "${staging}"' EXIT
 cp bazel-bin/cuda/cubridge_test bazel-bin/toolchains/cuda/tests/smoke_test \
   bazel-bin/go/cubridge/cubridge_test.test bazel-bin/go/cubridge/cubridge_race_test.test \
-  bazel-bin/go/cmd/cubridge-info/cubridge-info bazel-bin/python/cubridge-*.whl "${dir}/"
-chmod u+w "${dir}"/*
-du -sh "${dir}"
+  bazel-bin/go/cmd/cubridge-info/cubridge-info bazel-bin/bench/gobench/gobench \
+  bazel-bin/python/cubridge-*.whl "${staging}/"
+chmod u+w "${staging}"/*
+mkdir -p "${dir}"
+tar -C "${staging}" -cJf "${dir}/bundle.tar.xz" .
+ls -l "${dir}/bundle.tar.xz"

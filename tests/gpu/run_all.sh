@@ -3,6 +3,7 @@
 # Go or network there). Usage, from the repository root on that host:
 #   tests/gpu/run_all.sh ARTIFACTS_DIR OUT_DIR
 # ARTIFACTS_DIR holds what tests/gpu/collect.sh gathered here; every log goes to OUT_DIR.
+# BENCH=1 also runs bench/bench.py and the Go benchmark (results in OUT_DIR).
 set -uo pipefail
 art="$(cd "$1" && pwd)"
 out="$2"
@@ -38,4 +39,8 @@ python3 -m pip install --no-deps --no-index --target "${pkg}" "${art}"/cubridge-
 step py_cuda env CUBRIDGE_BACKEND=cuda PYTHONPATH="${pkg}" python3 -m pytest -p no:cacheprovider -q -rs python/tests
 step py_cpu env CUBRIDGE_BACKEND=cpu PYTHONPATH="${pkg}" python3 -m pytest -p no:cacheprovider -q -rs python/tests
 step py_smoke env PYTHONPATH="${pkg}" python3 python/tests/gpu_smoke.py
+if [[ "${BENCH:-0}" == 1 ]]; then
+  step bench_py env PYTHONPATH="${pkg}" python3 bench/bench.py --out "${out}"
+  step bench_go "${art}/gobench" -out "${out}/gobench.json"
+fi
 echo "gpu host: ${pass} passed, ${fail} failed"
