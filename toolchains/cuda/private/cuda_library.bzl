@@ -4,6 +4,18 @@ The result composes with cc_library, cc_test, cc_binary, cubridge's Go rules and
 py_extension. Objects are always linked whole (alwayslink), so kernels and their
 registration code are never dropped by the linker, and the static CUDA runtime
 comes along as a dependency.
+
+With --@cubridge//toolchains/cuda:mode=none there is no nvcc: the .cu files are
+compiled as C++ by the cc toolchain against cubridge's CUDA-less headers
+(toolchains/cuda/none), for the CPU backend only.
+
+Output groups besides the default:
+  objects: the PIC objects.
+  ptx:     one .ptx per source and virtual arch (compute_XX, also for each sm_XX).
+  cubin:   one .cubin per source and real arch (sm_XX, sm_XXa).
+  fatbin:  one .fatbin per source with every arch of the target.
+The ptx, cubin and fatbin files come from extra nvcc actions that only run when
+the group is requested (--output_groups=ptx,cubin,fatbin); empty in mode=none.
 """
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
@@ -11,19 +23,49 @@ load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain", "use_c
 load(":toolkit.bzl", "CudaToolkitInfo")
 
 _HEADER_EXTENSIONS = [".h", ".hh", ".hpp", ".cuh", ".inc"]
+_DIGITS = "0123456789"
+
+def _arch_number(arch, prefix):
+    """"sm_90a" -> "90a"; fails unless the rest is digits and an optional a/f suffix."""
+    num = arch[len(prefix):]
+    digits = num[:-1] if num and num[-1] in "af" else num
+    if not digits or [c for c in digits.elems() if c not in _DIGITS]:
+        fail("cuda_library: unknown CUDA arch '{}': use sm_XX, sm_XXa or compute_XX".format(arch))
+    return num
+
+def _parse_arch(arch):
+    """("sm"|"compute", number) for an arch in nvcc's vocabulary."""
+    for kind in ["sm", "compute"]:
+        if arch.startswith(kind + "_"):
+            return kind, _arch_number(arch, kind + "_")
+    fail("cuda_library: unknown CUDA arch '{}': use sm_XX, sm_XXa or compute_XX".format(arch))
 
 def gencode_flags(archs):
-    """nvcc -gencode flags for archs in nvcc's vocabulary: sm_90, sm_90a (SASS), compute_90 (PTX)."""
+    """nvcc -gencode flags for GPU architectures.
+
+    Args:
+      archs: arch names in nvcc's vocabulary: sm_90, sm_90a (SASS), compute_90 (PTX).
+
+    Returns:
+      A list of -gencode=arch=...,code=... flags, one per arch.
+    """
     flags = []
     for arch in archs:
-        if arch.startswith("sm_"):
-            num = arch[len("sm_"):]
+        kind, num = _parse_arch(arch)
+        if kind == "sm":
             flags.append("-gencode=arch=compute_{0},code=sm_{0}".format(num))
-        elif arch.startswith("compute_"):
-            flags.append("-gencode=arch={0},code={0}".format(arch))
         else:
-            fail("cuda_library: unknown CUDA arch '{}': use sm_XX, sm_XXa or compute_XX".format(arch))
+            flags.append("-gencode=arch=compute_{0},code=compute_{0}".format(num))
     return flags
+
+def _virtual_archs(archs):
+    """compute_XX for every arch (sm_90a -> compute_90a), in order, once each."""
+    out = []
+    for arch in archs:
+        _, num = _parse_arch(arch)
+        if "compute_" + num not in out:
+            out.append("compute_" + num)
+    return out
 
 def _is_header(f):
     return any([f.basename.endswith(ext) for ext in _HEADER_EXTENSIONS])
@@ -35,6 +77,107 @@ def _include_dirs(ctx, dirs):
         out.append(path or ".")
         out.append(ctx.bin_dir.path + "/" + path if path else ctx.bin_dir.path)
     return out
+
+def _stem(src):
+    return src.basename.rsplit(".", 1)[0]
+
+def _nvcc_args(ctx, toolkit, compilation_context, out):
+    """nvcc's options common to objects, PTX, cubins and fatbins (no -gencode, no mode)."""
+    opt = ["-g", "-lineinfo"] if ctx.var["COMPILATION_MODE"] == "dbg" else ["-O3"]
+    args = ctx.actions.args()
+    args.add("-ccbin", toolkit.host_compiler)
+    args.add_all(["-x", "cu", "-std=c++17", "-Xcompiler=-fPIC"])
+
+    # Reproducible output: a seed per output instead of a random one, and no
+    # absolute paths (every path here is execroot-relative).
+    args.add("-Xcompiler=-frandom-seed=" + out.path)
+    args.add_all(opt)
+    args.add_all(compilation_context.defines, format_each = "-D%s")
+    args.add_all(compilation_context.local_defines, format_each = "-D%s")
+    args.add("-I.")
+    args.add_all(compilation_context.quote_includes, format_each = "-I%s")
+    args.add_all(compilation_context.includes, format_each = "-I%s")
+    args.add_all(compilation_context.system_includes, format_each = "-isystem=%s")
+    args.add_all(ctx.attr.host_copts, format_each = "-Xcompiler=%s")
+    args.add_all(ctx.attr.ptxasopts, format_each = "-Xptxas=%s")
+    args.add_all(ctx.attr.copts)
+    return args
+
+def _nvcc(ctx, toolkit, compilation_context, inputs, src, out, mode_flags, mnemonic, what):
+    args = _nvcc_args(ctx, toolkit, compilation_context, out)
+    args.add_all(mode_flags)
+    args.add(src)
+    args.add("-o", out)
+    ctx.actions.run(
+        executable = toolkit.nvcc,
+        arguments = [args],
+        inputs = depset([src], transitive = [inputs]),
+        outputs = [out],
+        mnemonic = mnemonic,
+        progress_message = "Compiling CUDA %{label} (" + what + "): " + src.short_path,
+        use_default_shell_env = True,
+    )
+
+def _compile_nvcc(ctx, toolkit, compilation_context, srcs, private_hdrs, archs):
+    """Objects (default), PTX, cubins and fatbins (output groups) from nvcc."""
+    inputs = depset(
+        ctx.files.hdrs + private_hdrs,
+        transitive = [compilation_context.headers, toolkit.compiler_files],
+    )
+    gencode = gencode_flags(archs)
+    prefix = "_objs/{}/".format(ctx.label.name)
+    gpu_prefix = "_gpu/{}/".format(ctx.label.name)
+    objects, ptx, cubin, fatbin = [], [], [], []
+    for src in srcs:
+        obj = ctx.actions.declare_file(prefix + _stem(src) + ".pic.o")
+        _nvcc(ctx, toolkit, compilation_context, inputs, src, obj, gencode + ["-c"], "CudaCompile", "object")
+        objects.append(obj)
+        for arch in _virtual_archs(archs):
+            out = ctx.actions.declare_file("{}{}.{}.ptx".format(gpu_prefix, _stem(src), arch))
+            _nvcc(ctx, toolkit, compilation_context, inputs, src, out, ["--gpu-architecture=" + arch, "-ptx"], "CudaPtx", arch + " PTX")
+            ptx.append(out)
+        for arch in archs:
+            kind, num = _parse_arch(arch)
+            if kind != "sm":
+                continue
+            out = ctx.actions.declare_file("{}{}.{}.cubin".format(gpu_prefix, _stem(src), arch))
+            flags = ["--gpu-architecture=compute_" + num, "--gpu-code=" + arch, "-cubin"]
+            _nvcc(ctx, toolkit, compilation_context, inputs, src, out, flags, "CudaCubin", arch + " cubin")
+            cubin.append(out)
+        out = ctx.actions.declare_file("{}{}.fatbin".format(gpu_prefix, _stem(src)))
+        _nvcc(ctx, toolkit, compilation_context, inputs, src, out, gencode + ["-fatbin"], "CudaFatbin", "fatbin")
+        fatbin.append(out)
+    outputs = cc_common.create_compilation_outputs(objects = depset(objects), pic_objects = depset(objects))
+    return outputs, objects, {"cubin": cubin, "fatbin": fatbin, "ptx": ptx}
+
+def _compile_as_cxx(ctx, cc_toolchain, feature_configuration, compilation_context, srcs, private_hdrs):
+    """mode=none: the .cu files as C++ (with cuda_runtime.h pre-included, as nvcc does)."""
+    cxx_srcs = []
+    quote_includes = {}
+    for src in srcs:
+        # cc_common.compile wants a C++ extension; quote includes of the source's
+        # own directory still resolve through -iquote.
+        cc = ctx.actions.declare_file("_cxx/{}/{}.cc".format(ctx.label.name, _stem(src)))
+        ctx.actions.symlink(output = cc, target_file = src)
+        cxx_srcs.append(cc)
+        quote_includes[src.dirname] = True
+    _, outputs = cc_common.compile(
+        name = ctx.label.name,
+        actions = ctx.actions,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        srcs = cxx_srcs,
+        public_hdrs = ctx.files.hdrs,
+        quote_includes = quote_includes.keys(),
+        # Private headers as a context: cc_common.compile rejects .cuh in private_hdrs.
+        compilation_contexts = [
+            compilation_context,
+            cc_common.create_compilation_context(headers = depset(private_hdrs)),
+        ],
+        user_compile_flags = ["-std=c++17", "-include", "cuda_runtime.h", "-Wno-unknown-pragmas"] + ctx.attr.host_copts,
+        disallow_nopic_outputs = True,
+    )
+    return outputs, outputs.pic_objects, {"cubin": [], "fatbin": [], "ptx": []}
 
 def _cuda_library_impl(ctx):
     toolkit = ctx.attr._toolkit[CudaToolkitInfo]
@@ -48,61 +191,31 @@ def _cuda_library_impl(ctx):
     archs = ctx.attr.archs or ctx.attr._archs_flag[BuildSettingInfo].value
     dep_cc = [d[CcInfo] for d in ctx.attr.deps]
     private_hdrs = [f for f in ctx.files.srcs if _is_header(f)]
-    own_includes = _include_dirs(ctx, ctx.attr.includes)
+    srcs = [f for f in ctx.files.srcs if not _is_header(f)]
     own_context = cc_common.create_compilation_context(
         headers = depset(ctx.files.hdrs),
-        includes = depset(own_includes),
+        includes = depset(_include_dirs(ctx, ctx.attr.includes)),
         defines = depset(ctx.attr.defines),
     )
     compilation_context = cc_common.merge_compilation_contexts(
         compilation_contexts = [own_context] + [c.compilation_context for c in dep_cc] +
                                ([toolkit.cudart.compilation_context] if toolkit.cudart else []),
     )
-    inputs = depset(
-        ctx.files.hdrs + private_hdrs,
-        transitive = [compilation_context.headers, toolkit.compiler_files],
-    )
-
-    opt = ["-g", "-lineinfo"] if ctx.var["COMPILATION_MODE"] == "dbg" else ["-O3"]
-    objects = []
-    for src in ctx.files.srcs:
-        if _is_header(src):
-            continue
-        obj = ctx.actions.declare_file("_objs/{}/{}.pic.o".format(ctx.label.name, src.basename.rsplit(".", 1)[0]))
-        args = ctx.actions.args()
-        args.add("-ccbin", toolkit.host_compiler)
-        args.add_all(["-x", "cu", "-std=c++17", "-Xcompiler=-fPIC"])
-        args.add_all(opt)
-        args.add_all(gencode_flags(archs))
-        args.add_all(compilation_context.defines, format_each = "-D%s")
-        args.add_all(compilation_context.local_defines, format_each = "-D%s")
-        args.add("-I.")
-        args.add_all(compilation_context.quote_includes, format_each = "-I%s")
-        args.add_all(compilation_context.includes, format_each = "-I%s")
-        args.add_all(compilation_context.system_includes, format_each = "-isystem=%s")
-        args.add_all(ctx.attr.host_copts, format_each = "-Xcompiler=%s")
-        args.add_all(ctx.attr.ptxasopts, format_each = "-Xptxas=%s")
-        args.add_all(ctx.attr.copts)
-        args.add("-c", src)
-        args.add("-o", obj)
-        ctx.actions.run(
-            executable = toolkit.nvcc,
-            arguments = [args],
-            inputs = depset([src], transitive = [inputs]),
-            outputs = [obj],
-            mnemonic = "CudaCompile",
-            progress_message = "Compiling CUDA %{label}: " + src.short_path,
-            use_default_shell_env = True,
+    if toolkit.mode == "none":
+        compilation_outputs, objects, gpu_files = _compile_as_cxx(
+            ctx,
+            cc_toolchain,
+            feature_configuration,
+            compilation_context,
+            srcs,
+            private_hdrs,
         )
-        objects.append(obj)
+    else:
+        compilation_outputs, objects, gpu_files = _compile_nvcc(ctx, toolkit, compilation_context, srcs, private_hdrs, archs)
 
     linking_contexts = [c.linking_context for c in dep_cc] + [ctx.attr._portable_runtime[CcInfo].linking_context]
     if toolkit.cudart:
         linking_contexts.append(toolkit.cudart.linking_context)
-    compilation_outputs = cc_common.create_compilation_outputs(
-        objects = depset(objects),
-        pic_objects = depset(objects),
-    )
     linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
         name = ctx.label.name,
@@ -119,7 +232,12 @@ def _cuda_library_impl(ctx):
     return [
         DefaultInfo(files = depset(files)),
         CcInfo(compilation_context = compilation_context, linking_context = linking_context),
-        OutputGroupInfo(objects = depset(objects)),
+        OutputGroupInfo(
+            objects = depset(objects),
+            ptx = depset(gpu_files["ptx"]),
+            cubin = depset(gpu_files["cubin"]),
+            fatbin = depset(gpu_files["fatbin"]),
+        ),
     ]
 
 cuda_library = rule(
@@ -138,7 +256,7 @@ cuda_library = rule(
         "ptxasopts": attr.string_list(doc = "Extra ptxas options (-Xptxas)."),
         "linkopts": attr.string_list(doc = "Extra linker flags for users of this library."),
         "archs": attr.string_list(
-            doc = "GPU archs (sm_90, sm_90a, compute_90); default: --@cubridge//toolchains/cuda:archs.",
+            doc = "GPU archs (sm_80, sm_90, sm_90a, compute_90); default: --@cubridge//toolchains/cuda:archs.",
         ),
         "_archs_flag": attr.label(default = Label("//toolchains/cuda:archs")),
         "_portable_runtime": attr.label(default = Label("//toolchains/cc:portable_runtime"), providers = [CcInfo]),

@@ -66,8 +66,20 @@ def _cuda_wheels_impl(rctx):
     # pip as this machine configures it (index, proxy, certificates): no host names here.
     rctx.report_progress("pip download of the pinned CUDA {} wheels".format(CUDA_VERSION))
     result = rctx.execute(
-        [python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--require-hashes",
-         "--disable-pip-version-check", "-d", "wheels", "-r", "requirements.txt"],
+        [
+            python,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--require-hashes",
+            "--disable-pip-version-check",
+            "-d",
+            "wheels",
+            "-r",
+            "requirements.txt",
+        ],
         timeout = 1800,
         quiet = True,
     )

@@ -12,7 +12,9 @@ extern "C" int smoke_run(void) {
   int* d = nullptr;
   int h = 0;
   if (cudaMalloc(&d, sizeof(int)) != cudaSuccess) return -1;
+#if !defined(CUBRIDGE_NO_CUDA)  // mode=none: cudaMalloc already failed
   smoke_kernel<<<1, 1>>>(d);
+#endif
   cudaError_t err = cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);
   cudaFree(d);
   return err == cudaSuccess ? h : -1;
