@@ -16,8 +16,7 @@ void parallel_for(size_t n, size_t grain, void (*fn)(void* ctx, size_t begin, si
 // Generic front end: f(begin, end).
 template <class F>
 void parallel_for(size_t n, size_t grain, F& f) {
-  parallel_for(
-      n, grain, [](void* c, size_t b, size_t e) { (*static_cast<F*>(c))(b, e); }, &f);
+  parallel_for(n, grain, [](void* c, size_t b, size_t e) { (*static_cast<F*>(c))(b, e); }, &f);
 }
 
 // memcpy split over the pool's threads (pieces of at least 1 MiB).

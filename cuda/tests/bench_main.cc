@@ -103,7 +103,7 @@ void HostRoundTrip(size_t n) {
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   size_t big = argc > 1 ? strtoull(argv[1], nullptr, 10) : 400000000;
   int backend = -1;
   CHECK(cubridge_get_backend(&backend));

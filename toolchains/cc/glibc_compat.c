@@ -7,8 +7,8 @@
 // classic names are not themselves redirected.
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
 

@@ -53,7 +53,7 @@ extern "C" {
 
 typedef enum cubridge_status {
   CUBRIDGE_OK = 0,
-  CUBRIDGE_ERR_INVALID_ARGUMENT = 1, /* null pointer, bad length, overlap, ... */
+  CUBRIDGE_ERR_INVALID_ARGUMENT = 1,  /* null pointer, bad length, overlap, ... */
   CUBRIDGE_ERR_UNSUPPORTED_DTYPE = 2, /* dtype unknown, or not valid for the op */
   CUBRIDGE_ERR_OUT_OF_MEMORY = 3,     /* host, pinned, device or managed */
   CUBRIDGE_ERR_NO_DEVICE = 4,         /* GPU backend asked for, none present */

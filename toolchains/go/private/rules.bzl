@@ -34,6 +34,7 @@ def _cgo_flags(cc_info):
     for d in cc.system_includes.to_list():
         cflags += ["-isystem@PWD@/" + d]
     cflags += ["-D" + d for d in cc.defines.to_list()]
+
     # cgo repeats CGO_LDFLAGS once per cgo package on the final link line, so
     # --whole-archive there would define symbols twice: archives go in as plain
     # archives, and the builder links `alwayslink` ones exactly once, whole, as a
