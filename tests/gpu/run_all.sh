@@ -16,7 +16,7 @@ step() { # step NAME COMMAND...: run, log, count
   local name="$1"
   shift
   echo "=== ${name}"
-  if "$@" >"${out}/${name}.log" 2>&1; then
+  if timeout "${STEP_TIMEOUT:-300}" "$@" >"${out}/${name}.log" 2>&1; then
     pass=$((pass + 1))
     echo "PASS ${name}"
   else
