@@ -331,19 +331,43 @@ static int cb_arg_from_array(PyObject* obj, cb_arg* arg) {
 
 /* ---- entry points ----------------------------------------------------- */
 
+/* True when obj says through __dlpack_device__ that its memory is not plain
+ * CPU memory (kDLCPU = 1). Errors count as "no". */
+static int cb_dlpack_on_device(PyObject* obj) {
+  if (!PyObject_HasAttrString(obj, "__dlpack_device__")) return 0;
+  PyObject* dev = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
+  if (dev == NULL) {
+    PyErr_Clear();
+    return 0;
+  }
+  int on_device = 0;
+  if (PyTuple_Check(dev) && PyTuple_Size(dev) == 2) {
+    long type = PyLong_AsLong(PyTuple_GetItem(dev, 0));
+    if (type == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+    } else {
+      on_device = type != 1;
+    }
+  }
+  Py_DECREF(dev);
+  return on_device;
+}
+
 int cb_arg_get(PyObject* obj, const char* name, int writable, uintptr_t stream, cb_arg* arg) {
   memset(arg, 0, sizeof *arg);
   arg->name = name;
   arg->device = -1;
   int rc;
+  /* Device protocols first: CuPy, torch and JAX arrays also expose a buffer
+   * protocol that fails for device memory. */
   if (cb_is_array(obj)) {
     rc = cb_arg_from_array(obj, arg);
-  } else if (PyObject_CheckBuffer(obj)) {
+  } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
+    rc = cb_arg_from_cai(obj, writable, stream, arg);
+  } else if (PyObject_CheckBuffer(obj) && !cb_dlpack_on_device(obj)) {
     rc = cb_arg_from_buffer(obj, writable, arg);
   } else if (PyObject_HasAttrString(obj, "__dlpack__")) {
     rc = cb_dlpack_import(obj, writable, stream, arg);
-  } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
-    rc = cb_arg_from_cai(obj, writable, stream, arg);
   } else {
     cb_type_error(name,
                   "an array (buffer protocol, __dlpack__ or __cuda_array_interface__, e.g. a "

@@ -16,12 +16,14 @@ step() { # step NAME COMMAND...: run, log, count
   local name="$1"
   shift
   echo "=== ${name}"
-  if timeout "${STEP_TIMEOUT:-300}" "$@" >"${out}/${name}.log" 2>&1; then
+  timeout "${STEP_TIMEOUT:-300}" "$@" >"${out}/${name}.log" 2>&1
+  local rc=$?
+  if [[ ${rc} -eq 0 ]]; then
     pass=$((pass + 1))
     echo "PASS ${name}"
   else
     fail=$((fail + 1))
-    echo "FAIL ${name} (exit $?)"
+    echo "FAIL ${name} (exit ${rc})"
   fi
   tail -n 4 "${out}/${name}.log"
 }
