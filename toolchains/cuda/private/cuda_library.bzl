@@ -108,9 +108,15 @@ def _nvcc(ctx, toolkit, compilation_context, inputs, src, out, mode_flags, mnemo
     args.add_all(mode_flags)
     args.add(src)
     args.add("-o", out)
+    executable, wrapper_args, tools = toolkit.nvcc, [], []
+    if "-c" in mode_flags:  # objects go through nvcc_object.sh (reproducibility)
+        wrapper = ctx.actions.args()
+        wrapper.add_all([find_cpp_toolchain(ctx).objcopy_executable, out, toolkit.nvcc])
+        executable, wrapper_args, tools = ctx.executable._nvcc_object, [wrapper], [toolkit.nvcc]
     ctx.actions.run(
-        executable = toolkit.nvcc,
-        arguments = [args],
+        executable = executable,
+        arguments = wrapper_args + [args],
+        tools = tools,
         inputs = depset([src], transitive = [inputs]),
         outputs = [out],
         mnemonic = mnemonic,
@@ -259,6 +265,12 @@ cuda_library = rule(
             doc = "GPU archs (sm_80, sm_90, sm_90a, compute_90); default: --@cubridge//toolchains/cuda:archs.",
         ),
         "_archs_flag": attr.label(default = Label("//toolchains/cuda:archs")),
+        "_nvcc_object": attr.label(
+            default = Label("//toolchains/cuda/private:nvcc_object.sh"),
+            executable = True,
+            cfg = "exec",
+            allow_single_file = True,
+        ),
         "_portable_runtime": attr.label(default = Label("//toolchains/cc:portable_runtime"), providers = [CcInfo]),
         "_toolkit": attr.label(default = Label("//toolchains/cuda:toolkit"), providers = [CudaToolkitInfo]),
     },
