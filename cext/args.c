@@ -362,12 +362,29 @@ int cb_arg_get(PyObject* obj, const char* name, int writable, uintptr_t stream, 
    * protocol that fails for device memory. */
   if (cb_is_array(obj)) {
     rc = cb_arg_from_array(obj, arg);
-  } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
+  } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__") &&
+             cb_backend() == CUBRIDGE_BACKEND_CUDA) {
     rc = cb_arg_from_cai(obj, writable, stream, arg);
+  } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__") &&
+             !PyObject_CheckBuffer(obj)) {
+    /* CUDA memory (CuPy, numba) with CUBRIDGE_BACKEND=cpu: CPU threads must
+     * not dereference device pointers. */
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_ValueError,
+                   "%s is CUDA device memory (__cuda_array_interface__), which the CPU backend "
+                   "cannot use",
+                   name);
+    rc = -1;
   } else if (PyObject_CheckBuffer(obj) && !cb_dlpack_on_device(obj)) {
     rc = cb_arg_from_buffer(obj, writable, arg);
   } else if (PyObject_HasAttrString(obj, "__dlpack__")) {
     rc = cb_dlpack_import(obj, writable, stream, arg);
+    if (rc == 0 && arg->home == CB_HOME_DEVICE && cb_backend() != CUBRIDGE_BACKEND_CUDA) {
+      PyErr_Format(PyExc_ValueError,
+                   "%s is CUDA device memory (DLPack kDLCUDA), which the CPU backend cannot use",
+                   name);
+      rc = -1;
+    }
   } else {
     cb_type_error(name,
                   "an array (buffer protocol, __dlpack__ or __cuda_array_interface__, e.g. a "

@@ -167,7 +167,8 @@ static PyObject* cb_axpy(PyObject* m, PyObject* args) {
     PyErr_SetString(PyExc_ValueError, "axpy: out may be y (in place) or a new array, but not x");
     return cb_call_fail(&c);
   }
-  if (cb_copy_into(&c, out, y) < 0) return cb_call_fail(&c);
+  /* Refused before y is copied into out: a failed call leaves out as it was. */
+  if (cb_arg_check_overlap(x, out) < 0 || cb_copy_into(&c, out, y) < 0) return cb_call_fail(&c);
   cubridge_status st;
   Py_BEGIN_ALLOW_THREADS st = cubridge_axpy(x->dtype, alpha, x->ptr, out->ptr, x->n, c.stream);
   Py_END_ALLOW_THREADS return cb_call_end(&c, st, out, NULL);
