@@ -107,7 +107,8 @@ def asarray(
         if not obj.flags.c_contiguous:
             obj = np.ascontiguousarray(obj)
         if obj.dtype.name not in ("float32", "float64", "int32", "int64", "float16"):
-            obj = obj.astype(name or _default_for(obj.dtype))
+            default = _default_for(obj.dtype)  # raises for dtypes with no lossless conversion
+            obj = obj.astype(name or default)
     result = _native.copy(obj, memory, stream)
     if name is not None and result.dtype != name:
         converted = empty(result.shape, name, memory=memory)
@@ -137,6 +138,9 @@ def _is_array_like(obj: Any) -> bool:
 
 def _default_for(np_dtype: Any) -> str:
     kind = np_dtype.kind
-    if kind == "b" or kind in "iu":
+    if kind in "biu":
         return "int64"
-    return "float64"
+    if kind == "f":
+        return "float64"
+    # complex, object (None, mixed lists), strings, dates: no lossless conversion.
+    raise TypeError(f"asarray: obj has unsupported dtype {np_dtype}")
