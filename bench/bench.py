@@ -13,7 +13,9 @@ What is measured (bench/README.md has the details):
           call, each call preceded by a read-only 256 MiB "busy" kernel so that the GPU is
           still busy while Python enqueues (start, op, end): the events then bracket the GPU
           work and not the Python overhead, and L2 is cold. Median and min of >= 20 calls.
-          NumPy (and the CPU backend): perf_counter around each call.
+          sum/dot: every GPU library delivers the result to the host as a Python number
+          (cubridge's reductions are blocking); CuPy's and torch's kernel-only time is kept
+          as device_scalar_median_ms. NumPy (and the CPU backend): perf_counter per call.
   wall    the same ops at small n: thousands of calls in a perf_counter loop, one
           synchronize at the end (async ops); sum/dot return a Python number each call.
   host    float32 add on NumPy arrays in and out: cubridge.add(a, b, out=o) vs
@@ -795,8 +797,13 @@ class Bench:
     def kernel_one(self, lib, op, dtype, n, A, base):
         args = self.args
         timer = self.timer_for(lib)
+        # sum/dot: every GPU library is timed delivering the result to the host as a
+        # Python number (cubridge's reductions are blocking, so this is the only way to
+        # compare like with like); CuPy's and torch's kernel-only time (result left on the
+        # device) is kept in the record as device_scalar_median_ms.
+        to_host = op in ("sum", "dot") and lib.gpu
         try:
-            fn = lib.kernel(op, A)
+            fn = lib.wall(op, A) if to_host else lib.kernel(op, A)
             bad = self.verify(lib, op, dtype, n, A, lib.wall(op, A))
             if isinstance(timer, WallTimer):
                 t0 = perf()
@@ -810,6 +817,9 @@ class Bench:
                 reps = args.reps if n < 10**8 else max(20, args.reps * 3 // 5)
                 warmup = 3
             ms = timer.measure(fn, reps, warmup)
+            dev_ms = None
+            if to_host and lib.name != "cubridge":
+                dev_ms = timer.measure(lib.kernel(op, A), reps, warmup)
         except Exception as e:
             self.add(**base, error=short_err(e))
             log(f"  {lib.name:8s} {op:4s} {dtype} n={fmt_n(n)}: ERROR {short_err(e)}")
@@ -828,8 +838,10 @@ class Bench:
             timer="events" if timer is self.event_timer else "wall",
             arrays=lib.view_kind.get(dtype, "master arrays"),
         )
-        if lib.name == "cubridge" and op in ("sum", "dot") and lib.gpu:
-            rec["note"] = "blocking call: includes the result's trip to the host"
+        if to_host:
+            rec["note"] = "result delivered to the host as a Python number (included in the time)"
+        if dev_ms:
+            rec["device_scalar_median_ms"] = statistics.median(dev_ms)
         if lib.name == "cupy" and op == "axpy":
             rec["impl"] = lib._axpy_impl
         if lib.name == "numpy" and op == "axpy":

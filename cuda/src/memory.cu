@@ -97,6 +97,25 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
     }
     return st;
   }
+  // What cudaPointerGetAttributes would say about it (pinned memory from
+  // cudaMallocHost has the same address on the device under UVA).
+  PtrInfo info{Loc::kPinned, -1};
+  if (kind != CUBRIDGE_MEMORY_PINNED) {
+    int device = 0;
+    if (cudaGetDevice(&device) == cudaSuccess) {
+      info = PtrInfo{kind == CUBRIDGE_MEMORY_DEVICE ? Loc::kDevice : Loc::kManaged, device};
+      remember_allocation(p, bytes, info);
+    } else {
+      (void)cudaGetLastError();
+    }
+  } else {
+    void* dev = nullptr;
+    if (cudaHostGetDevicePointer(&dev, p, 0) == cudaSuccess && dev == p) {
+      remember_allocation(p, bytes, info);
+    } else {
+      (void)cudaGetLastError();
+    }
+  }
   *ptr = p;
   return CUBRIDGE_OK;
 }
@@ -111,6 +130,9 @@ CUBRIDGE_API cubridge_status cubridge_free(int kind, void* ptr) {
     return CUBRIDGE_OK;
   }
   CUBRIDGE_TRY(cuda_ready(fn));
+  // Forgotten first: once freed, the range may come back from another
+  // allocator.
+  forget_allocation(ptr);
   if (kind == CUBRIDGE_MEMORY_PINNED) {
     CUBRIDGE_CUDA(fn, cudaFreeHost(ptr));
   } else {

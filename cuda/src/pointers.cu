@@ -1,6 +1,10 @@
 // Pointer classification and argument checks.
 #include <cuda_runtime_api.h>
 
+#include <map>
+#include <mutex>
+#include <new>
+
 #include "backend.h"
 #include "dtypes.h"
 #include "pointers.h"
@@ -8,7 +12,50 @@
 
 namespace cubridge {
 
+namespace {
+
+struct Allocation {
+  uintptr_t end;
+  PtrInfo info;
+};
+
+std::mutex g_alloc_mu;
+// Leaked on purpose: frees may come from static destructors at exit.
+std::map<uintptr_t, Allocation>* g_allocs = nullptr;
+
+bool lookup_allocation(const void* p, PtrInfo* info) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> lk(g_alloc_mu);
+  if (!g_allocs || g_allocs->empty()) return false;
+  auto it = g_allocs->upper_bound(a);  // first allocation starting after p
+  if (it == g_allocs->begin()) return false;
+  --it;
+  if (a >= it->second.end) return false;
+  *info = it->second.info;
+  return true;
+}
+
+}  // namespace
+
+void remember_allocation(const void* p, size_t bytes, PtrInfo info) {
+  if (p == nullptr || bytes == 0) return;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> lk(g_alloc_mu);
+  try {
+    if (!g_allocs) g_allocs = new std::map<uintptr_t, Allocation>();
+    (*g_allocs)[a] = Allocation{a + bytes, info};
+  } catch (const std::bad_alloc&) {
+    // Not remembered: query_pointer asks the driver instead.
+  }
+}
+
+void forget_allocation(const void* p) {
+  std::lock_guard<std::mutex> lk(g_alloc_mu);
+  if (g_allocs) g_allocs->erase(reinterpret_cast<uintptr_t>(p));
+}
+
 cubridge_status query_pointer(const char* fn, const char* arg, const void* p, PtrInfo* info) {
+  if (lookup_allocation(p, info)) return CUBRIDGE_OK;
   cudaPointerAttributes attr;
   cudaError_t err = cudaPointerGetAttributes(&attr, p);
   if (err != cudaSuccess) {

@@ -17,8 +17,14 @@ struct PtrInfo {
   int device;  // -1 for host memory
 };
 
-// One cudaPointerGetAttributes (CUDA backend only).
+// Where p lives (CUDA backend only): from the table of cubridge_malloc's
+// allocations when p lies in one, else one cudaPointerGetAttributes.
 cubridge_status query_pointer(const char* fn, const char* arg, const void* p, PtrInfo* info);
+
+// The table of live cubridge_malloc allocations: cudaPointerGetAttributes
+// costs about as much as a kernel launch, and every op asks for each pointer.
+void remember_allocation(const void* p, size_t bytes, PtrInfo info);
+void forget_allocation(const void* p);
 
 enum class Path {
   kCpu,     // CPU backend, or small host arrays: CPU threads

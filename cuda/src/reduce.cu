@@ -1,19 +1,20 @@
-// Reductions: sum, dot, min, max. GPU: cub::DeviceReduce::TransformReduce
-// (deterministic run to run) with cached scratch. CPU (and host arrays on the
+// Reductions: sum, dot, min, max. GPU: sum and dot in one pass of our own
+// (reduce_kernel.cuh), min and max through cub::DeviceReduce::TransformReduce;
+// both deterministic run to run, on cached scratch. CPU (and host arrays on the
 // GPU backend, where staging would cost as much as the CPU pass itself): fixed
 // blocks reduced on the thread pool and combined in order, so results do not
 // depend on the number of threads.
-#include <thrust/iterator/counting_iterator.h>
-
 #include <cub/device/device_reduce.cuh>
 #include <new>
 #include <vector>
 
+#include "backend.h"
 #include "cpu_pool.h"
 #include "dtypes.h"
 #include "ops.cuh"
 #include "pointers.h"
 #include "reduce_cache.h"
+#include "reduce_kernel.cuh"
 #include "status.h"
 #include "streams.h"
 
@@ -74,7 +75,8 @@ template <class Call>
 cubridge_status gpu_reduce(const char* fn, cudaStream_t stream, Call call, void* result,
                            size_t bytes) {
   ReduceScratch* s = nullptr;
-  CUBRIDGE_TRY(reduce_scratch(fn, stream, &s));
+  int device = 0;
+  CUBRIDGE_TRY(reduce_scratch(fn, stream, &s, &device));
   std::lock_guard<std::mutex> lk(s->mu);
   size_t need = 0;
   CUBRIDGE_CUDA(fn, call(nullptr, need, s->result_dev));
@@ -86,22 +88,31 @@ cubridge_status gpu_reduce(const char* fn, cudaStream_t stream, Call call, void*
   return CUBRIDGE_OK;
 }
 
+// Sum (y == nullptr) or dot of n > 0 elements with the single-pass kernel;
+// waits and stores the result in *acc.
+template <class T>
+cubridge_status gpu_sum_dot(const char* fn, cudaStream_t stream, const T* x, const T* y, size_t n,
+                            AccOf<T>* acc) {
+  ReduceScratch* s = nullptr;
+  int device = 0;
+  CUBRIDGE_TRY(reduce_scratch(fn, stream, &s, &device));
+  std::lock_guard<std::mutex> lk(s->mu);
+  auto* out = static_cast<AccOf<T>*>(s->result_dev);
+  const int sms = sm_count(device);
+  cudaError_t err = y ? launch_reduce<T, true>(x, y, n, s->blocks, out, sms, stream)
+                      : launch_reduce<T, false>(x, nullptr, n, s->blocks, out, sms, stream);
+  if (err != cudaSuccess) return fail_cuda(err, fn, "kernel launch");
+  CUBRIDGE_CUDA(fn, cudaStreamSynchronize(stream));
+  memcpy(acc, s->result, sizeof(AccOf<T>));
+  return CUBRIDGE_OK;
+}
+
 // Calls f(num_items) with a 32-bit count when it fits (faster offsets in CUB).
 template <class F>
 cudaError_t with_count(size_t n, F f) {
   if (n <= 0x7fffffffu) return f(static_cast<int>(n));
   return f(static_cast<int64_t>(n));
 }
-
-template <class T>
-struct DotTerm {
-  const T* x;
-  const T* y;
-  template <class I>
-  __host__ __device__ AccOf<T> operator()(I i) const {
-    return acc_mul(x[i], y[i]);
-  }
-};
 
 // ---- shared checks ----------------------------------------------------------
 
@@ -190,14 +201,7 @@ CUBRIDGE_API cubridge_status cubridge_sum(int dtype, const void* x, size_t n, vo
     Acc acc = 0;
     if (n == 0) {
     } else if (r.path == Path::kDevice) {
-      cudaStream_t s = raw_stream(stream);
-      auto call = [&](void* temp, size_t& bytes, void* out) {
-        return with_count(n, [&](auto count) {
-          return cub::DeviceReduce::TransformReduce(temp, bytes, xp, static_cast<Acc*>(out), count,
-                                                    AccAdd<Acc>{}, ToAcc<T>{}, Acc(0), s);
-        });
-      };
-      CUBRIDGE_TRY(gpu_reduce(fn, s, call, &acc, sizeof(Acc)));
+      CUBRIDGE_TRY(gpu_sum_dot<T>(fn, raw_stream(stream), xp, nullptr, n, &acc));
     } else {
       auto load = [xp](size_t i) { return ToAcc<T>{}(xp[i]); };
       CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), load, AccAdd<Acc>{}, &acc));
@@ -222,16 +226,7 @@ CUBRIDGE_API cubridge_status cubridge_dot(int dtype, const void* x, const void* 
     Acc acc = 0;
     if (n == 0) {
     } else if (r.path == Path::kDevice) {
-      cudaStream_t s = raw_stream(stream);
-      auto call = [&](void* temp, size_t& bytes, void* out) {
-        return with_count(n, [&](auto count) {
-          using I = decltype(count);
-          return cub::DeviceReduce::TransformReduce(temp, bytes, thrust::counting_iterator<I>(0),
-                                                    static_cast<Acc*>(out), count, AccAdd<Acc>{},
-                                                    DotTerm<T>{xp, yp}, Acc(0), s);
-        });
-      };
-      CUBRIDGE_TRY(gpu_reduce(fn, s, call, &acc, sizeof(Acc)));
+      CUBRIDGE_TRY(gpu_sum_dot<T>(fn, raw_stream(stream), xp, yp, n, &acc));
     } else {
       auto load = [xp, yp](size_t i) { return acc_mul(xp[i], yp[i]); };
       CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), load, AccAdd<Acc>{}, &acc));

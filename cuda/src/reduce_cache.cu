@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "reduce_cache.h"
+#include "reduce_kernel.cuh"
 #include "status.h"
 
 namespace cubridge {
@@ -13,11 +14,26 @@ std::mutex g_mu;
 // Leaked on purpose: entries outlive any stream that used them.
 std::map<std::pair<int, cudaStream_t>, ReduceScratch*>* g_cache = nullptr;
 
+// The last entry this thread used: repeated reductions on one stream skip the
+// global lock and the map (entries are never freed, so the pointer stays good).
+struct LastUsed {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  ReduceScratch* scratch = nullptr;
+};
+thread_local LastUsed t_last;
+
 }  // namespace
 
-cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratch** out) {
+cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratch** out,
+                               int* device_out) {
   int device = 0;
   CUBRIDGE_CUDA(fn, cudaGetDevice(&device));
+  *device_out = device;
+  if (t_last.scratch && t_last.device == device && t_last.stream == stream) {
+    *out = t_last.scratch;
+    return CUBRIDGE_OK;
+  }
   std::lock_guard<std::mutex> lk(g_mu);
   try {
     if (!g_cache) g_cache = new std::map<std::pair<int, cudaStream_t>, ReduceScratch*>();
@@ -25,18 +41,28 @@ cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratc
     auto it = g_cache->find(key);
     if (it != g_cache->end()) {
       *out = it->second;
+      t_last = {device, stream, it->second};
       return CUBRIDGE_OK;
     }
     ReduceScratch* s = new ReduceScratch();
+    const char* what = "cudaMallocHost (reduction result)";
     cudaError_t err = cudaMallocHost(&s->result, 64);
     if (err == cudaSuccess) err = cudaHostGetDevicePointer(&s->result_dev, s->result, 0);
+    if (err == cudaSuccess) {
+      what = "cudaMalloc (reduction blocks)";
+      err = cudaMalloc(&s->blocks, kRedScratchBytes);
+    }
+    // Synchronous: the counter is 0 before any stream can launch on it.
+    if (err == cudaSuccess) err = cudaMemset(s->blocks, 0, kRedScratchBytes);
     if (err != cudaSuccess) {
       if (s->result) cudaFreeHost(s->result);
+      if (s->blocks) cudaFree(s->blocks);
       delete s;
-      return fail_cuda(err, fn, "cudaMallocHost (reduction result)");
+      return fail_cuda(err, fn, what);
     }
     (*g_cache)[key] = s;
     *out = s;
+    t_last = {device, stream, s};
     return CUBRIDGE_OK;
   } catch (const std::bad_alloc&) {
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);

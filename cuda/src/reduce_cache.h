@@ -17,11 +17,14 @@ struct ReduceScratch {
   size_t temp_bytes = 0;
   void* result = nullptr;      // pinned, 64 bytes, where the kernel writes
   void* result_dev = nullptr;  // the same memory as the device sees it
+  void* blocks = nullptr;      // device, kRedScratchBytes: the single-pass
+                               // reduction's counter (0 between calls), partials
 };
 
 // The scratch for the current device and `stream` (created on first use,
-// kept for the life of the process).
-cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratch** out);
+// kept for the life of the process). *device receives the current device.
+cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratch** out,
+                               int* device);
 
 // Makes s->temp at least `bytes` long (caller holds s->mu; no work in flight).
 cubridge_status reserve_temp(const char* fn, ReduceScratch* s, size_t bytes);

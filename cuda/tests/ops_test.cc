@@ -395,6 +395,51 @@ TEST(Reduce, AllDtypesSizesPlacements) {
   });
 }
 
+// Sum and dot (on the GPU: the single-pass kernel) with x and y at different alignments (the
+// scalar path) and at the same one (vector body with a scalar head), and sizes
+// past one wave of blocks (the grid-stride loop), exact against the host.
+template <class S>
+void RunSumDotPlacements(size_t n, size_t xoff, size_t yoff) {
+  const int dt = TypeInfo<S>::dtype;
+  const size_t bytes = n * sizeof(S);
+  std::vector<S> x = Gen<S>(n, 7 + n), y = Gen<S>(n, 8 + n);
+  Buffer bx(Mem::kDevice, bytes, xoff * sizeof(S)), by(Mem::kDevice, bytes, yoff * sizeof(S));
+  bx.Upload(x.data(), bytes);
+  by.Upload(y.data(), bytes);
+  std::string what = std::string(Name<S>()) + " n=" + std::to_string(n) +
+                     " offsets=" + std::to_string(xoff) + "," + std::to_string(yoff);
+  using Acc = std::conditional_t<IsInt<S>(), int64_t, double>;
+  Acc s = 0, d = 0;  // exact: quarters (floats) or wrapping int64
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (IsInt<S>()) {
+      s = static_cast<int64_t>(static_cast<uint64_t>(s) + static_cast<uint64_t>(int64_t{x[i]}));
+      d = static_cast<int64_t>(static_cast<uint64_t>(d) + static_cast<uint64_t>(int64_t{x[i]}) *
+                                                              static_cast<uint64_t>(int64_t{y[i]}));
+    } else {
+      s += AsDouble(x[i]);
+      d += AsDouble(x[i]) * AsDouble(y[i]);
+    }
+  }
+  Acc got = 1;
+  ASSERT_EQ(cubridge_sum(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(got, s) << "sum " << what;
+  ASSERT_EQ(cubridge_dot(dt, bx.get(), by.get(), n, &got, nullptr), CUBRIDGE_OK)
+      << cubridge_last_error();
+  EXPECT_EQ(got, d) << "dot " << what;
+}
+
+TEST(Reduce, DeviceAlignmentsAndManyBlocks) {
+  for (size_t n : {size_t{17}, size_t{5000003}}) {
+    for (auto [xo, yo] : {std::pair<size_t, size_t>{0, 0}, {1, 1}, {0, 1}, {3, 2}}) {
+      RunSumDotPlacements<float>(n, xo, yo);
+      RunSumDotPlacements<double>(n, xo, yo);
+      RunSumDotPlacements<int32_t>(n, xo, yo);
+      RunSumDotPlacements<Half>(n, xo, yo);
+    }
+  }
+  RunSumDotPlacements<Half>(20000001, 5, 5);  // 8-element vectors past one wave
+}
+
 TEST(Reduce, FloatSumAccumulatesInDouble) {
   // 2^24 + 1 + 1 + ... is lost in float32 accumulation, kept in float64.
   std::vector<float> x(1001, 1.0f);
