@@ -363,18 +363,19 @@ int cb_arg_get(PyObject* obj, const char* name, int writable, uintptr_t stream, 
   if (cb_is_array(obj)) {
     rc = cb_arg_from_array(obj, arg);
   } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__") &&
-             cb_backend() == CUBRIDGE_BACKEND_CUDA) {
+             (cb_backend() == CUBRIDGE_BACKEND_CUDA || !PyObject_CheckBuffer(obj))) {
     rc = cb_arg_from_cai(obj, writable, stream, arg);
-  } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__") &&
-             !PyObject_CheckBuffer(obj)) {
-    /* CUDA memory (CuPy, numba) with CUBRIDGE_BACKEND=cpu: CPU threads must
-     * not dereference device pointers. */
-    if (!PyErr_Occurred())
-      PyErr_Format(PyExc_ValueError,
-                   "%s is CUDA device memory (__cuda_array_interface__), which the CPU backend "
-                   "cannot use",
-                   name);
-    rc = -1;
+    /* CUDA memory (CuPy, numba) with CUBRIDGE_BACKEND=cpu: parsed (so bad
+     * interfaces get their own errors), then refused: CPU threads must not
+     * dereference device pointers. */
+    if (rc == 0 && cb_backend() != CUBRIDGE_BACKEND_CUDA) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError,
+                     "%s is CUDA device memory (__cuda_array_interface__), which the CPU "
+                     "backend cannot use",
+                     name);
+      rc = -1;
+    }
   } else if (PyObject_CheckBuffer(obj) && !cb_dlpack_on_device(obj)) {
     rc = cb_arg_from_buffer(obj, writable, arg);
   } else if (PyObject_HasAttrString(obj, "__dlpack__")) {

@@ -247,12 +247,13 @@ def test_numpy_dlpack_only_objects() -> None:
 def test_cuda_producers_get_the_stream() -> None:
     a = np.arange(4, dtype=np.float32)
     f = FakeTensor(a, device=(2, 0))
-    r = cubridge.add(f, f)
-    assert (
-        isinstance(r, cubridge.Array) and r.memory == "device"
-    )  # result stays on device
+    # The CPU backend asks for the data on the stream, then refuses device memory
+    # (CPU threads cannot read it; with CUBRIDGE_BACKEND=cpu on a GPU host they crashed).
+    with pytest.raises(ValueError, match="CPU backend cannot use"):
+        cubridge.add(f, f)
     assert f.calls[0]["stream"] == 1  # legacy default stream
-    cubridge.add(f, f, stream=1234)
+    with pytest.raises(ValueError, match="CPU backend cannot use"):
+        cubridge.add(f, f, stream=1234)
     assert f.calls[-1]["stream"] == 1234
     g = FakeTensor(a, device=(13, 0))
     assert cubridge.add(g, g).memory == "managed"
@@ -276,13 +277,19 @@ class FakeCAI:
 def test_cuda_array_interface() -> None:
     a = np.arange(5, dtype=np.float64)
     out = np.zeros(5)
-    assert cubridge.add(FakeCAI(a), FakeCAI(a), out=FakeCAI(out)).a is out
-    assert out.tolist() == [0, 2, 4, 6, 8]
-    assert cubridge.sum(FakeCAI(a, stream=None)) == 10.0
-    assert cubridge.sum(FakeCAI(a, stream=99)) == 10.0
-    assert cubridge.sum(FakeCAI(a, version=2)) == 10.0
-    assert cubridge.sum(FakeCAI(a, strides=(8,))) == 10.0
-    assert cubridge.sum(FakeCAI(np.arange(6.0).reshape(2, 3), strides=(24, 8))) == 15.0
+    # Valid interfaces are parsed, then refused: the CPU backend cannot read CUDA
+    # memory (the pointers here are host memory, but a real producer's are not).
+    for good in (
+        lambda: cubridge.add(FakeCAI(a), FakeCAI(a), out=FakeCAI(out)),
+        lambda: cubridge.sum(FakeCAI(a, stream=None)),
+        lambda: cubridge.sum(FakeCAI(a, stream=99)),
+        lambda: cubridge.sum(FakeCAI(a, version=2)),
+        lambda: cubridge.sum(FakeCAI(a, strides=(8,))),
+        lambda: cubridge.sum(FakeCAI(np.arange(6.0).reshape(2, 3), strides=(24, 8))),
+    ):
+        with pytest.raises(ValueError, match="CPU backend cannot use"):
+            good()
+    assert out.tolist() == [0] * 5
     with pytest.raises(ValueError, match="C-contiguous"):
         cubridge.sum(FakeCAI(np.ones((2, 3)), strides=(8, 16)))
     with pytest.raises(ValueError, match="stream 0"):
