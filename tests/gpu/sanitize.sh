@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# compute-sanitizer over the C++ test binary on the GPU host (CUDA backend):
+# memcheck (with leak check), racecheck, initcheck and synccheck. Usage, from
+# the repository root there:
+#   tests/gpu/sanitize.sh ARTIFACTS_DIR OUT_DIR
+# ARTIFACTS_DIR holds cubridge_test (tests/gpu/collect.sh). Each tool's log goes
+# to OUT_DIR/sanitize-TOOL.log; the last line sums the findings. Exit status 1
+# when any tool reports an error. GTEST_FILTER narrows the tests (racecheck and
+# initcheck are slow: the default leaves out the large benchmarks-like tests).
+set -uo pipefail
+art="$(cd "$1" && pwd)"
+out="$2"
+mkdir -p "${out}"
+export CUBRIDGE_VECTORS_DIR="${CUBRIDGE_VECTORS_DIR:-$(pwd)/tests/vectors}"
+export CUBRIDGE_BACKEND=cuda
+cs="${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}"
+[[ -x "${cs}" ]] || cs="$(command -v compute-sanitizer)" || { echo "no compute-sanitizer" >&2; exit 2; }
+# The tests make CUDA API calls fail on purpose (huge allocations, bad
+# pointers): those are not findings, so API errors are not reported.
+common=(--error-exitcode 99 --report-api-errors no --print-limit 100 --nvtx yes)
+total=0
+status=0
+run() { # run TOOL EXTRA_FLAGS...
+  local tool="$1"
+  shift
+  local log="${out}/sanitize-${tool}.log"
+  echo "=== compute-sanitizer --tool ${tool}"
+  timeout "${SANITIZE_TIMEOUT:-900}" "${cs}" --tool "${tool}" "${common[@]}" "$@" \
+    "${art}/cubridge_test" --gtest_filter="${GTEST_FILTER:-*}" >"${log}" 2>&1
+  local rc=$?
+  local n
+  n="$(grep -oE 'ERROR SUMMARY: [0-9]+' "${log}" | tail -n1 | grep -oE '[0-9]+' || true)"
+  [[ -z "${n}" ]] && n="?"
+  echo "${tool}: exit ${rc}, ${n} errors ($(grep -cE '^\[  PASSED  \]|^\[  FAILED  \]' "${log}") gtest summaries)"
+  grep -E '^\[  (PASSED|FAILED)  \]' "${log}" | tail -n 2
+  [[ "${n}" =~ ^[0-9]+$ ]] && total=$((total + n))
+  [[ ${rc} -ne 0 ]] && status=1
+}
+run memcheck --leak-check full --check-device-heap yes
+run racecheck --racecheck-report analysis
+run initcheck --track-unused-memory no
+run synccheck
+echo "compute-sanitizer: ${total} findings in all (logs in ${out}/sanitize-*.log)"
+exit ${status}
