@@ -228,6 +228,10 @@ static PyObject* cb_cai_item(PyObject* d, const char* key) {
   return v;
 }
 
+/* Returned by cb_arg_from_cai (no exception set) for a typestr that only
+ * DLPack can describe. */
+#define CB_TRY_DLPACK (-2)
+
 static int cb_arg_from_cai(PyObject* obj, int writable, uintptr_t stream, cb_arg* arg) {
   PyObject* d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
   if (d == NULL) return -1;
@@ -259,6 +263,11 @@ static int cb_arg_from_cai(PyObject* obj, int writable, uintptr_t stream, cb_arg
   if (ts == NULL) return -1;
   arg->dtype = cb_dtype_from_typestr(ts);
   if (arg->dtype < 0) {
+    /* torch exports bfloat16 as typestr "<V2" (NumPy has no bfloat16): let the
+     * caller read the array through DLPack, which names the type. */
+    if (ts[0] != '\0' && ts[1] == 'V' && PyObject_HasAttrString(obj, "__dlpack__")) {
+      return CB_TRY_DLPACK;
+    }
     char what[48];
     PyOS_snprintf(what, sizeof what, "(typestr '%.20s')", ts);
     return cb_unsupported_dtype(arg, what);
@@ -365,6 +374,13 @@ int cb_arg_get(PyObject* obj, const char* name, int writable, uintptr_t stream, 
   } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__") &&
              (cb_backend() == CUBRIDGE_BACKEND_CUDA || !PyObject_CheckBuffer(obj))) {
     rc = cb_arg_from_cai(obj, writable, stream, arg);
+    if (rc == CB_TRY_DLPACK) {
+      cb_arg_release(arg);
+      memset(arg, 0, sizeof *arg);
+      arg->name = name;
+      arg->device = -1;
+      rc = cb_dlpack_import(obj, writable, stream, arg);
+    }
     /* CUDA memory (CuPy, numba) with CUBRIDGE_BACKEND=cpu: parsed (so bad
      * interfaces get their own errors), then refused: CPU threads must not
      * dereference device pointers. */

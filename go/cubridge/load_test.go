@@ -234,7 +234,9 @@ func TestSoak(t *testing.T) {
 	if onGPU {
 		dev1, _ := deviceUsed(t)
 		t.Logf("DRIFT device memory in use: start %d, end %d, drift %+d bytes", dev0, dev1, int64(dev1)-int64(dev0))
-		assert.Equal(t, dev0, dev1, "device memory in use did not return to its starting value")
+		// Growth is a leak; less in use than at the start means memory from
+		// before the rounds was handed back (seen on the H100: -64 MiB).
+		assert.LessOrEqual(t, dev1, dev0, "device memory in use grew")
 	}
 }
 

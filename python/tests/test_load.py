@@ -122,7 +122,7 @@ def test_threads_under_load_memory_flat() -> None:
 
 def test_alloc_free_rounds_memory_flat() -> None:
     """A thousand alloc/op/free rounds in this process: RSS (CPU backend) or
-    device memory in use (GPU backend) back where it started."""
+    device memory in use (GPU backend) no higher than where it started."""
 
     def rounds(k: int) -> None:
         for r in range(k):
@@ -148,4 +148,6 @@ def test_alloc_free_rounds_memory_flat() -> None:
     print(f"1000 rounds: RSS {rss0 >> 10} -> {rss1 >> 10} KiB, device {dev0} -> {dev1}")
     assert rss1 - rss0 < 32 << 20
     if cubridge.backend() == "cuda":
-        assert dev1 == dev0, f"device memory drift {dev1 - dev0:+d} bytes"
+        # Growth is a leak; less in use than at the start means memory from
+        # before the rounds was handed back (seen on the H100: -27 MB).
+        assert dev1 <= dev0, f"device memory in use grew by {dev1 - dev0:+d} bytes"

@@ -5,7 +5,7 @@ rounds of each pattern. Usage (the wheel installed or on PYTHONPATH):
 
     python3 tests/gpu/memory_drift.py [--rounds 1000] [--json OUT.json]
 
-Prints one line per pattern and exits 1 if any drifts. The Go side is
+Prints one line per pattern and exits 1 if device memory in use grew for any. The Go side is
 TestSoak in the Go test binary (tests/gpu/reliability.sh runs both).
 """
 
@@ -108,7 +108,7 @@ def main() -> int:
             "drift": drift,
         }
         print(f"DRIFT python {name}: start {start} end {end} drift {drift:+d} bytes")
-        bad += drift != 0
+        bad += drift > 0  # growth is a leak; the driver may hand memory back (drift < 0)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
