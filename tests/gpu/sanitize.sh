@@ -38,7 +38,7 @@ run() { # run TOOL EXTRA_FLAGS...
 }
 run memcheck --leak-check full --check-device-heap yes
 run racecheck --racecheck-report analysis
-run initcheck --track-unused-memory no
+run initcheck
 run synccheck
 echo "compute-sanitizer: ${total} findings in all (logs in ${out}/sanitize-*.log)"
 exit ${status}
