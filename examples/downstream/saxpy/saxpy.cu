@@ -34,7 +34,8 @@ int saxpy_gpu(float a, const float* x, float* y, size_t n) {
       cudaMemcpy(dx, x, bytes, cudaMemcpyHostToDevice) == cudaSuccess &&
       cudaMemcpy(dy, y, bytes, cudaMemcpyHostToDevice) == cudaSuccess) {
     unsigned blocks = static_cast<unsigned>((n + 255) / 256);
-    // clang-format off (older clang-format splits the launch inside #if)
+    // Older clang-format splits a kernel launch inside #if into "> > >".
+    // clang-format off
     saxpy_kernel<<<blocks, 256>>>(a, dx, dy, n);
     // clang-format on
     if (cudaGetLastError() == cudaSuccess &&
