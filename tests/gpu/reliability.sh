@@ -9,44 +9,23 @@
 # Python threads and Go goroutines for 20 s each, and a longer Hypothesis run.
 # Every log goes to OUT_DIR; the last lines are the figures to report.
 set -uo pipefail
-art="$(cd "$1" && pwd)"
-out="$(mkdir -p "$2" && cd "$2" && pwd)"
-repo="$(pwd)"
-export CUBRIDGE_VECTORS_DIR="${repo}/tests/vectors"
-pkg="$(mktemp -d)"
-python3 -m pip install --no-deps --no-index --target "${pkg}" "${art}"/cubridge-*.whl >"${out}/pip.log" 2>&1
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+gpu_setup "$1" "$2"
 export PYTHONPATH="${pkg}"
-pass=0
-fail=0
-step() { # step NAME TIMEOUT COMMAND...
-  local name="$1" limit="$2"
-  shift 2
-  echo "=== ${name}"
-  timeout "${limit}" "$@" >"${out}/${name}.log" 2>&1
-  local rc=$?
-  if [[ ${rc} -eq 0 ]]; then
-    pass=$((pass + 1))
-    echo "PASS ${name}"
-  else
-    fail=$((fail + 1))
-    echo "FAIL ${name} (exit ${rc})"
-  fi
-  tail -n 5 "${out}/${name}.log"
-}
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader
 # SKIP_SANITIZE=1 leaves compute-sanitizer out (run tests/gpu/sanitize.sh on its own).
 [[ "${SKIP_SANITIZE:-0}" == 1 ]] || step sanitize 3600 tests/gpu/sanitize.sh "${art}" "${out}"
 step drift_python 900 env CUBRIDGE_BACKEND=cuda python3 tests/gpu/memory_drift.py --rounds 1000 --json "${out}/drift_python.json"
-(cd go/cubridge && step drift_go 900 env CUBRIDGE_BACKEND=cuda CUBRIDGE_SOAK_ROUNDS=1000 \
-  "${art}/cubridge_test.test" -test.run '^TestSoak$' -test.v)
+step drift_go 900 env -C go/cubridge CUBRIDGE_BACKEND=cuda CUBRIDGE_SOAK_ROUNDS=1000 \
+  "${art}/cubridge_test.test" -test.run '^TestSoak$' -test.v
 step faults_python 900 env CUBRIDGE_BACKEND=cuda python3 -m pytest -p no:cacheprovider -v -s python/tests/test_gpu_faults.py
 step load_python 600 env CUBRIDGE_BACKEND=cuda CUBRIDGE_LOAD_SECONDS=20 python3 -m pytest -p no:cacheprovider -q -s python/tests/test_load.py
-(cd go/cubridge && step load_go 600 env CUBRIDGE_BACKEND=cuda CUBRIDGE_LOAD_SECONDS=20 \
-  "${art}/cubridge_test.test" -test.run '^TestLoad$' -test.v)
-(cd go/cubridge && step load_go_race 900 env CUBRIDGE_BACKEND=cuda CUBRIDGE_LOAD_SECONDS=10 \
-  "${art}/cubridge_race_test.test" -test.run '^(TestLoad|TestSoak|TestConcurrency)$' -test.v)
-(cd go/cubridge && step walk_go 600 env CUBRIDGE_BACKEND=cuda \
-  "${art}/cubridge_test.test" -test.run '^(TestAPIWalk.*|FuzzBufferOps|FuzzHostOps)$' -test.v)
+step load_go 600 env -C go/cubridge CUBRIDGE_BACKEND=cuda CUBRIDGE_LOAD_SECONDS=20 \
+  "${art}/cubridge_test.test" -test.run '^TestLoad$' -test.v
+step load_go_race 900 env -C go/cubridge CUBRIDGE_BACKEND=cuda CUBRIDGE_LOAD_SECONDS=10 \
+  "${art}/cubridge_race_test.test" -test.run '^(TestLoad|TestSoak|TestConcurrency)$' -test.v
+step walk_go 600 env -C go/cubridge CUBRIDGE_BACKEND=cuda \
+  "${art}/cubridge_test.test" -test.run '^(TestAPIWalk.*|FuzzBufferOps|FuzzHostOps)$' -test.v
 step walk_python 900 env CUBRIDGE_BACKEND=cuda CUBRIDGE_HYPOTHESIS_EXAMPLES=500 \
   python3 -m pytest -p no:cacheprovider -q python/tests/test_api_walk.py python/tests/test_properties.py
 echo "--- figures"
