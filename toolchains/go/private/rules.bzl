@@ -1,114 +1,211 @@
-"""go_library, go_binary and go_test: Go packages with cgo over CcInfo dependencies.
+"""go_library, go_binary and go_test: one cached action per package, as rules_go.
 
-Each binary or test is one `go build` / `go test -c` action (see go_build.sh):
-Go's own toolchain compiles the package, its imports and their cgo parts, while
-Bazel supplies hermetic inputs: the SDK, the module cache, and the C/C++/CUDA
-libraries from `cdeps` (cuda_library, cc_library), linked whole where they are
-`alwayslink` so no kernel-registering object is dropped (rules_go issue #1486).
+  go_library  compiles its package (cgo part over `cdeps` with `go tool cgo` and
+              the C toolchain, then `go tool compile`) into export data and an
+              archive, handed on through GoArchiveInfo (providers.bzl).
+  go_binary   compiles package main and links it with `go tool link`.
+  go_test     compiles the package with its internal tests (`embed` a
+              go_library, or list its sources in `srcs`), the external `_test`
+              package, a generated test main, and links them.
 
-GoSourceInfo fields:
-  srcs: depset of the .go files of a package and of its in-module dependencies.
-  cc_info: CcInfo merged from the `cdeps` of the package and of its dependencies.
+Each compile reads only the export data of its direct imports, so an edit that
+keeps a package's API recompiles that package and relinks the binaries above.
+The standard library is compiled once per configuration (go_stdlib); `race`
+and `-asan` switch the configuration of the Go packages (never of `cdeps`).
 """
 
-GoSourceInfo = provider(
-    doc = "Sources and C dependencies of a Go package, for go_binary / go_test.",
-    fields = ["srcs", "cc_info"],
+load(":context.bzl", "CC_TOOLCHAIN", "CONTEXT_ATTRS", "GO_TOOLCHAIN", "RACE_FLAG", "SANITIZE_FLAG", "common_args", "go_context")
+load(":providers.bzl", "GoArchiveInfo", "GoModuleInfo")
+
+# --- configuration: race / asan for the Go side, the C side left alone ---------
+
+def _binary_transition_impl(settings, attr):
+    race = settings[RACE_FLAG] or getattr(attr, "race", False) or "-race" in attr.gc_flags
+    sanitize = "asan" if "-asan" in attr.gc_flags else settings[SANITIZE_FLAG]
+    return {RACE_FLAG: race, SANITIZE_FLAG: sanitize}
+
+_binary_transition = transition(
+    implementation = _binary_transition_impl,
+    inputs = [RACE_FLAG, SANITIZE_FLAG],
+    outputs = [RACE_FLAG, SANITIZE_FLAG],
 )
 
-def _collect(ctx):
-    srcs = depset(ctx.files.srcs, transitive = [d[GoSourceInfo].srcs for d in ctx.attr.deps])
-    cc_info = cc_common.merge_cc_infos(
-        cc_infos = [c[CcInfo] for c in ctx.attr.cdeps] + [d[GoSourceInfo].cc_info for d in ctx.attr.deps],
+def _cdeps_transition_impl(_settings, _attr):
+    # The C/C++/CUDA libraries do not depend on the Go race detector: build them
+    # once, in the configuration of everything else.
+    return {RACE_FLAG: False}
+
+_cdeps_transition = transition(
+    implementation = _cdeps_transition_impl,
+    inputs = [],
+    outputs = [RACE_FLAG],
+)
+
+# --- helpers -------------------------------------------------------------------
+
+def _module_info(ctx):
+    d = ctx.attr.go_deps
+    return d[GoModuleInfo] if d else None
+
+def _default_importpath(ctx):
+    if ctx.attr.importpath:
+        return ctx.attr.importpath
+    module = _module_info(ctx)
+    if not module:
+        fail("{}: set `importpath` (no go_deps module to derive it from)".format(ctx.label))
+    base = ctx.attr.go_mod.label.package if ctx.attr.go_mod else ""
+    pkg = ctx.label.package
+    if base and pkg != base and not pkg.startswith(base + "/"):
+        fail("{}: package {} is not inside the Go module at {}".format(ctx.label, pkg, base))
+    rel = pkg[len(base):].lstrip("/")
+    return module.module_path + ("/" + rel if rel else "")
+
+def _cflags(cc_infos):
+    cc = cc_common.merge_cc_infos(cc_infos = cc_infos).compilation_context
+    flags = ["-I" + d for d in cc.quote_includes.to_list() + cc.includes.to_list()]
+    flags += ["-isystem" + d for d in cc.system_includes.to_list()]
+    flags += ["-D" + d for d in cc.defines.to_list()]
+    return flags, cc.headers
+
+def _external(ctx):
+    module = _module_info(ctx)
+    return module.archives if module else []
+
+def _compile(ctx, go, name, importpath, srcs, deps, cdeps, mode, extra_arcs = [], lib = None):
+    """One package: returns (export File, archive File)."""
+    export = ctx.actions.declare_file("_go/{}/{}.x".format(ctx.label.name, name))
+    archive = ctx.actions.declare_file("_go/{}/{}.a".format(ctx.label.name, name))
+    cflags, headers = _cflags(cdeps)
+    args = ctx.actions.args()
+    args.add("compile")
+    common_args(go, args)
+    args.add_all(["-importpath", importpath, "-mode", mode, "-o", export, "-linkobj", archive])
+    arcs = {}
+    for d in deps + _external(ctx):
+        arcs.setdefault(d.importpath, d.export)
+    for ip, f in extra_arcs:
+        arcs[ip] = f
+    args.add_all(["{}={}".format(ip, f.path) for ip, f in arcs.items()], before_each = "-arc")
+    args.add_all(srcs, before_each = "-src")
+    lib_files = []
+    if lib:
+        args.add("-lib", "{},{}".format(lib.export.path, lib.archive.path))
+        lib_files = [lib.export, lib.archive]
+    args.add_all(cflags, before_each = "-cflag")
+    args.add_all(ctx.attr.gc_flags if hasattr(ctx.attr, "gc_flags") else [], before_each = "-gcflag", map_each = _gc_flag)
+    ctx.actions.run(
+        executable = go.toolchain.builder,
+        arguments = [args],
+        inputs = depset(srcs + arcs.values() + lib_files, transitive = [go.inputs, headers]),
+        outputs = [export, archive],
+        env = go.env,
+        mnemonic = "GoCompile",
+        progress_message = "Compiling Go package %s (%s)" % (importpath, mode),
     )
-    return srcs, cc_info
+    return export, archive
 
-def _go_library_impl(ctx):
-    srcs, cc_info = _collect(ctx)
-    return [GoSourceInfo(srcs = srcs, cc_info = cc_info), DefaultInfo(files = depset(ctx.files.srcs))]
+def _gc_flag(flag):
+    # -race and -asan are configurations (see _binary_transition), not compiler flags.
+    return None if flag in ("-race", "-asan") else flag
 
-def _cgo_flags(cc_info):
-    """CGO_CFLAGS and CGO_LDFLAGS for a CcInfo, paths relative to @PWD@ (the execroot)."""
-    cc = cc_info.compilation_context
-    cflags = ["-I@PWD@/" + d for d in cc.quote_includes.to_list() + cc.includes.to_list()]
-    for d in cc.system_includes.to_list():
-        cflags += ["-isystem@PWD@/" + d]
-    cflags += ["-D" + d for d in cc.defines.to_list()]
+def _archive_info(importpath, export, archive, deps, cdeps, srcs):
+    return GoArchiveInfo(
+        importpath = importpath,
+        export = export,
+        archive = archive,
+        transitive = depset(
+            [struct(importpath = importpath, archive = archive)],
+            transitive = [d.transitive for d in deps],
+        ),
+        cc_info = cc_common.merge_cc_infos(cc_infos = cdeps + [d.cc_info for d in deps]),
+        srcs = srcs,
+        deps = deps,
+        cdeps = cdeps,
+    )
 
-    # cgo repeats CGO_LDFLAGS once per cgo package on the final link line, so
-    # --whole-archive there would define symbols twice: archives go in as plain
-    # archives, and the builder links `alwayslink` ones exactly once, whole, as a
-    # .syso object of the package being built.
-    ldflags, libs, whole = [], [], []
+def _link(ctx, go, out, main_archive, archives, cc_info):
+    """Links main_archive with every (importpath, archive) of archives."""
+    args = ctx.actions.args()
+    args.add("link")
+    common_args(go, args)
+    args.add_all(["-o", out, "-main", main_archive])
+    args.add_all(["{}={}".format(ip, f.path) for ip, f in archives.items()], before_each = "-arc")
+    libs, extld = [], []
     for linker_input in cc_info.linking_context.linker_inputs.to_list():
         for lib in linker_input.libraries:
-            archive = lib.pic_static_library or lib.static_library
-            if archive:
-                libs.append(archive)
-                ldflags.append("@PWD@/" + archive.path)
-                if lib.alwayslink:
-                    whole.append("@PWD@/" + archive.path)
-        ldflags += linker_input.user_link_flags
-
-    # The C++ runtime statically, so binaries run where an older libstdc++ is installed.
-    ldflags += ["-Wl,-Bstatic", "-lstdc++", "-Wl,-Bdynamic", "-lm"]
-    return " ".join(cflags), " ".join(ldflags), " ".join(whole), depset(libs, transitive = [cc.headers])
-
-def _rel_to(path, base):
-    if not base:
-        return path
-    if path == base:
-        return "."
-    if not path.startswith(base + "/"):
-        fail("package {} is not inside the Go module at {}".format(path, base))
-    return path[len(base) + 1:]
-
-def _build(ctx, mode, out):
-    srcs, cc_info = _collect(ctx)
-    cflags, ldflags, whole_archives, cc_inputs = _cgo_flags(cc_info)
-    cc_toolchain = ctx.toolchains["@bazel_tools//tools/cpp:toolchain_type"].cc
-    sdk_go = ctx.file._go
-    go_mod = ctx.file.go_mod
-    module_dir = go_mod.dirname if go_mod.dirname != "." else ""
-    package_path = "/".join([p for p in [ctx.label.workspace_root, ctx.label.package] if p])
-    args = ctx.actions.args()
-    args.add_all([mode, out.path, module_dir, _rel_to(package_path, module_dir)])
-    race = getattr(ctx.attr, "race", False)
-    if race:
-        args.add("-race")
-    args.add_all(ctx.attr.gc_flags)
-    stdlib = ctx.attr._stdlib_race if race else ctx.attr._stdlib
-    stdlib_dir = stdlib[DefaultInfo].files.to_list()[0]
+            f = lib.pic_static_library or lib.static_library or lib.dynamic_library
+            if not f:
+                continue
+            libs.append(f)
+            if lib.alwayslink and (lib.pic_static_library or lib.static_library):
+                # Each alwayslink archive once, whole: no kernel-registering object dropped.
+                extld += ["-Wl,--whole-archive", f.path, "-Wl,--no-whole-archive"]
+            else:
+                extld.append(f.path)
+        extld += linker_input.user_link_flags
+    if libs:
+        # The C++ runtime statically, so binaries run where an older libstdc++ is installed.
+        extld += ["-Wl,-Bstatic", "-lstdc++", "-Wl,-Bdynamic", "-lm"]
+        args.add("-external")
+    args.add_all(extld, before_each = "-extldflag")
     ctx.actions.run(
-        executable = ctx.executable._builder,
+        executable = go.toolchain.builder,
         arguments = [args],
-        inputs = depset(
-            [go_mod, ctx.file.go_sum, stdlib_dir],
-            transitive = [srcs, cc_inputs, ctx.attr._sdk[DefaultInfo].files, ctx.attr.modcache[DefaultInfo].files, cc_toolchain.all_files],
-        ),
+        inputs = depset([main_archive] + archives.values() + libs, transitive = [go.inputs]),
         outputs = [out],
-        env = {
-            "CC": cc_toolchain.compiler_executable,
-            "CGO_CFLAGS": cflags,
-            "CGO_LDFLAGS": ldflags,
-            "CGO_WHOLE_ARCHIVES": whole_archives,
-            "GO_CACHE_SEED": stdlib_dir.path,
-            "GO_MODULE_CACHE": ctx.attr.modcache.label.workspace_root + "/modcache/cache/download",
-            "GO_SDK_ROOT": sdk_go.dirname.rsplit("/bin", 1)[0],
-            "PATH": "/usr/bin:/bin",
-        },
-        mnemonic = "GoTest" if mode == "test" else "GoBuild",
-        progress_message = "Building Go %{label}",
+        env = go.env,
+        mnemonic = "GoLink",
+        progress_message = "Linking Go %{label}",
     )
+
+def _link_archives(infos, skip = None):
+    """importpath -> archive for the link, from GoArchiveInfos (skip: an import path left out)."""
+    archives = {}
+    for info in infos:
+        for a in info.transitive.to_list():
+            if a.importpath != skip:
+                archives.setdefault(a.importpath, a.archive)
+    return archives
+
+def _deps(ctx):
+    return [d[GoArchiveInfo] for d in ctx.attr.deps]
+
+def _cdeps(ctx):
+    return [c[CcInfo] for c in ctx.attr.cdeps]
+
+def _embedded(ctx):
+    """srcs, deps, cdeps of the target merged with those of its `embed`."""
+    srcs, deps, cdeps = list(ctx.files.srcs), _deps(ctx), _cdeps(ctx)
+    for e in ctx.attr.embed:
+        info = e[GoArchiveInfo]
+        srcs, deps, cdeps = info.srcs + srcs, info.deps + deps, info.cdeps + cdeps
+    return srcs, deps, cdeps
 
 def _runfiles(ctx, exe):
     return ctx.runfiles(files = [exe] + ctx.files.data).merge_all(
         [d[DefaultInfo].default_runfiles for d in ctx.attr.data],
     )
 
+# --- rules ---------------------------------------------------------------------
+
+def _go_library_impl(ctx):
+    go = go_context(ctx)
+    importpath = _default_importpath(ctx)
+    srcs, deps, cdeps = _embedded(ctx)
+    export, archive = _compile(ctx, go, ctx.label.name, importpath, srcs, deps, cdeps, "lib")
+    return [
+        _archive_info(importpath, export, archive, deps, cdeps, srcs),
+        DefaultInfo(files = depset([archive])),
+    ]
+
 def _go_binary_impl(ctx):
+    go = go_context(ctx)
+    srcs, deps, cdeps = _embedded(ctx)
+    importpath = _default_importpath(ctx)
+    _, archive = _compile(ctx, go, ctx.label.name, importpath, srcs, deps, cdeps, "lib")
     out = ctx.actions.declare_file(ctx.label.name)
-    _build(ctx, "build", out)
+    info = _archive_info(importpath, None, archive, deps + _external(ctx), cdeps, srcs)
+    _link(ctx, go, out, archive, _link_archives(info.deps), info.cc_info)
     return [DefaultInfo(executable = out, files = depset([out]), runfiles = _runfiles(ctx, out))]
 
 def _rlocation(ctx, f):
@@ -117,8 +214,25 @@ def _rlocation(ctx, f):
     return ctx.workspace_name + "/" + f.short_path
 
 def _go_test_impl(ctx):
+    go = go_context(ctx)
+    srcs, deps, cdeps = _embedded(ctx)
+    importpath = _default_importpath(ctx)
+    if ctx.attr.embed and not ctx.attr.importpath:
+        importpath = ctx.attr.embed[0][GoArchiveInfo].importpath
+
+    # The package with its internal tests, the external tests, the test main.
+    # Without embed, a go_library of the same import path in deps is the package
+    # under test when the target has only external tests.
+    lib = [d for d in deps if d.importpath == importpath]
+    x, a = _compile(ctx, go, "internal", importpath, srcs, deps, cdeps, "test", lib = lib[0] if lib else None)
+    xx, xa = _compile(ctx, go, "external", importpath + "_test", srcs, deps, [], "xtest", extra_arcs = [(importpath, x)])
+    _, ma = _compile_testmain(ctx, go, importpath, srcs, [(importpath, x), (importpath + "_test", xx)])
+    archives = _link_archives(deps + _external(ctx), skip = importpath)
+    archives[importpath] = a
+    archives[importpath + "_test"] = xa
     binary = ctx.actions.declare_file(ctx.label.name + ".test")
-    _build(ctx, "test", binary)
+    cc_info = cc_common.merge_cc_infos(cc_infos = cdeps + [d.cc_info for d in deps])
+    _link(ctx, go, binary, ma, archives, cc_info)
 
     # Like `go test`: run in the package's directory (in the runfiles tree).
     launcher = ctx.actions.declare_file(ctx.label.name)
@@ -131,81 +245,81 @@ exec "${{runfiles}}/{bin}" "$@"
 """.format(dir = package_dir, bin = _rlocation(ctx, binary)), is_executable = True)
     return [DefaultInfo(executable = launcher, files = depset([binary]), runfiles = _runfiles(ctx, binary))]
 
-_COMMON_ATTRS = {
-    "srcs": attr.label_list(allow_files = [".go", ".c", ".h", ".s"], doc = "Sources of this package."),
-    "deps": attr.label_list(providers = [GoSourceInfo], doc = "go_library targets of the same module that it imports."),
-    "cdeps": attr.label_list(providers = [CcInfo], doc = "cuda_library / cc_library targets its cgo code links."),
-    "go_mod": attr.label(allow_single_file = True, mandatory = True, doc = "The module's go.mod."),
-    "go_sum": attr.label(allow_single_file = True, mandatory = True, doc = "The module's go.sum."),
-    "_sdk": attr.label(default = Label("@go_sdk//:files")),
-    "_go": attr.label(default = Label("@go_sdk//:goroot/bin/go"), allow_single_file = True),
-    "_builder": attr.label(default = Label("//toolchains/go/private:go_build.sh"), executable = True, cfg = "exec", allow_single_file = True),
-}
+def _compile_testmain(ctx, go, importpath, srcs, arcs):
+    export = ctx.actions.declare_file("_go/{}/testmain.x".format(ctx.label.name))
+    archive = ctx.actions.declare_file("_go/{}/testmain.a".format(ctx.label.name))
+    args = ctx.actions.args()
+    args.add("testmain")
+    common_args(go, args)
+    args.add_all(["-importpath", importpath, "-o", export, "-linkobj", archive])
+    args.add_all(["{}={}".format(ip, f.path) for ip, f in arcs], before_each = "-arc")
+    args.add_all(srcs, before_each = "-src")
+    ctx.actions.run(
+        executable = go.toolchain.builder,
+        arguments = [args],
+        inputs = depset(srcs + [f for _, f in arcs], transitive = [go.inputs]),
+        outputs = [export, archive],
+        env = go.env,
+        mnemonic = "GoTestMain",
+        progress_message = "Generating the test main of %{label}",
+    )
+    return export, archive
 
-_BUILD_ATTRS = dict(_COMMON_ATTRS, **{
+_COMMON_ATTRS = dict(CONTEXT_ATTRS, **{
+    "cdeps": attr.label_list(providers = [CcInfo], cfg = _cdeps_transition, doc = "cuda_library / cc_library targets its cgo code uses; linked once into each binary."),
+    "deps": attr.label_list(providers = [GoArchiveInfo], doc = "go_library targets it imports."),
+    "embed": attr.label_list(providers = [GoArchiveInfo], doc = "go_library targets whose sources, deps and cdeps join this package (go_test: internal tests)."),
+    "gc_flags": attr.string_list(doc = "Extra flags for `go tool compile`; `-race` / `-asan` select those configurations."),
+    "go_deps": attr.label(providers = [GoModuleInfo], doc = "The module dependencies (@go_deps//:all): every package is importable; also gives the module path."),
+    "go_mod": attr.label(allow_single_file = True, doc = "The module's go.mod (its directory roots default import paths)."),
+    "go_sum": attr.label(allow_single_file = True, doc = "The module's go.sum (kept for compatibility; go_deps verifies modules)."),
+    "importpath": attr.string(doc = "Import path; default: the module path + the package's directory below go.mod."),
+    "modcache": attr.label(doc = "Ignored; kept so that older BUILD files still load."),
+    "srcs": attr.label_list(allow_files = [".go", ".c", ".h"], doc = "Sources of this package (.go, and .c/.h of its cgo part)."),
     "_stdlib": attr.label(default = Label("//toolchains/go:stdlib")),
-    "_stdlib_race": attr.label(default = Label("//toolchains/go:stdlib_race")),
+    "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
+})
+
+_RUN_ATTRS = dict(_COMMON_ATTRS, **{
     "data": attr.label_list(allow_files = True, doc = "Files needed at run time."),
-    "gc_flags": attr.string_list(doc = "Extra flags for go build / go test -c."),
-    "modcache": attr.label(mandatory = True, doc = "The module cache of go_mod (go_deps repository)."),
+    "race": attr.bool(doc = "Build with the race detector (the Go packages, standard library included)."),
 })
 
 go_library = rule(
     implementation = _go_library_impl,
     attrs = _COMMON_ATTRS,
-    provides = [GoSourceInfo],
-    doc = "A Go package (sources + cgo C dependencies) for go_binary / go_test to build.",
+    provides = [GoArchiveInfo],
+    toolchains = [GO_TOOLCHAIN, CC_TOOLCHAIN],
+    doc = "A Go package compiled in one action into export data and an archive.",
 )
 
 go_binary = rule(
     implementation = _go_binary_impl,
-    attrs = _BUILD_ATTRS,
+    attrs = _RUN_ATTRS,
+    cfg = _binary_transition,
     executable = True,
-    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
-    doc = "A Go command built with cgo against CcInfo deps.",
+    toolchains = [GO_TOOLCHAIN, CC_TOOLCHAIN],
+    doc = "A Go command: package main compiled, then linked in one action.",
 )
 
 go_test = rule(
     implementation = _go_test_impl,
-    attrs = dict(_BUILD_ATTRS, **{
-        "race": attr.bool(doc = "Build with the race detector."),
-    }),
+    attrs = _RUN_ATTRS,
+    cfg = _binary_transition,
     test = True,
-    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
-    doc = "A Go test binary (go test -c) run by `bazel test` in its package directory.",
+    toolchains = [GO_TOOLCHAIN, CC_TOOLCHAIN],
+    doc = "A Go test binary run by `bazel test` in its package directory.",
 )
 
-def _go_stdlib_impl(ctx):
-    cache = ctx.actions.declare_directory(ctx.label.name + "_cache")
-    cc_toolchain = ctx.toolchains["@bazel_tools//tools/cpp:toolchain_type"].cc
-    sdk_go = ctx.file._go
-    args = ctx.actions.args()
-    args.add_all(["stdlib", cache.path])
-    if ctx.attr.race:
-        args.add("-race")
-    ctx.actions.run(
-        executable = ctx.executable._builder,
-        arguments = [args],
-        inputs = depset(transitive = [ctx.attr._sdk[DefaultInfo].files, cc_toolchain.all_files]),
-        outputs = [cache],
-        env = {
-            "CC": cc_toolchain.compiler_executable,
-            "GO_SDK_ROOT": sdk_go.dirname.rsplit("/bin", 1)[0],
-            "PATH": "/usr/bin:/bin",
-        },
-        mnemonic = "GoStdlib",
-        progress_message = "Compiling the Go standard library%s" % (" (race)" if ctx.attr.race else ""),
-    )
-    return [DefaultInfo(files = depset([cache]))]
+def _go_module_impl(ctx):
+    return [GoModuleInfo(module_path = ctx.attr.module_path, archives = [d[GoArchiveInfo] for d in ctx.attr.deps])]
 
-go_stdlib = rule(
-    implementation = _go_stdlib_impl,
+go_module = rule(
+    implementation = _go_module_impl,
     attrs = {
-        "race": attr.bool(),
-        "_builder": _COMMON_ATTRS["_builder"],
-        "_go": _COMMON_ATTRS["_go"],
-        "_sdk": _COMMON_ATTRS["_sdk"],
+        "deps": attr.label_list(providers = [GoArchiveInfo]),
+        "module_path": attr.string(mandatory = True),
     },
-    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
-    doc = "The Go standard library compiled once into a build cache that go_binary/go_test start from.",
+    provides = [GoModuleInfo],
+    doc = "The compiled packages of a go.mod's dependencies, and its module path (generated in @go_deps).",
 )

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+// runLink links a main archive and every archive it imports into a binary:
+// one action; the C/C++ libraries of cdeps are passed once to the external
+// linker (alwayslink ones between --whole-archive and --no-whole-archive).
+func runLink(args []string) error {
+	fs := flag.NewFlagSet("link", flag.ContinueOnError)
+	goroot := fs.String("goroot", "", "GOROOT, relative to the execution root")
+	out := fs.String("o", "", "output binary")
+	mainArc := fs.String("main", "", "the archive of package main")
+	stdlib := fs.String("stdlib", "", "directory of the standard library archives")
+	race := fs.Bool("race", false, "race detector")
+	asan := fs.Bool("asan", false, "address sanitizer")
+	external := fs.Bool("external", false, "link with the C linker (cgo with C/C++ libraries)")
+	var arcs, extld, ldflags multiFlag
+	fs.Var(&arcs, "arc", "importpath=file of a package in the binary (repeated)")
+	fs.Var(&extld, "extldflag", "a flag for the external linker (repeated)")
+	fs.Var(&ldflags, "ldflag", "an extra flag for go tool link (repeated)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" || *mainArc == "" {
+		return fmt.Errorf("link: -o and -main are required")
+	}
+	s, err := newSDK(*goroot)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	cfg, err := s.importcfg(*stdlib, arcs)
+	if err != nil {
+		return err
+	}
+	largs := []string{"-o", abs(s.root, *out), "-importcfg", cfg, "-buildid=", "-buildmode=exe"}
+	if cc := os.Getenv("CC"); cc != "" {
+		largs = append(largs, "-extld", abs(s.root, cc))
+	}
+	if *external {
+		largs = append(largs, "-linkmode=external")
+	}
+	if *race {
+		largs = append(largs, "-race")
+	}
+	if *asan {
+		largs = append(largs, "-asan")
+		extld = append(extld, "-fsanitize=address")
+	}
+	if len(extld) > 0 {
+		var flags []string
+		for _, fl := range extld {
+			flags = append(flags, absFlag(s.root, fl))
+		}
+		largs = append(largs, "-extldflags", quoteFlags(flags))
+	}
+	largs = append(largs, ldflags...)
+	largs = append(largs, abs(s.root, *mainArc))
+	return s.run(s.root, s.env(), s.tool("link"), largs...)
+}
+
+// absFlag makes an archive or object path absolute (the external linker runs
+// in a temporary directory); other flags pass unchanged.
+func absFlag(root, fl string) string {
+	if len(fl) > 0 && fl[0] != '-' {
+		return abs(root, fl)
+	}
+	return fl
+}
