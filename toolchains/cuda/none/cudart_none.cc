@@ -75,7 +75,25 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes* attributes, c
   return cudaSuccess;
 }
 
+cudaError_t cudaMallocAsync(void**, size_t, cudaStream_t) { return kNoDevice; }
+cudaError_t cudaMallocFromPoolAsync(void**, size_t, cudaMemPool_t, cudaStream_t) {
+  return kNoDevice;
+}
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return ptr ? kNoDevice : cudaSuccess; }
+cudaError_t cudaMemPoolCreate(cudaMemPool_t*, const struct cudaMemPoolProps*) { return kNoDevice; }
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t) { return kNoDevice; }
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, enum cudaMemPoolAttr, void*) {
+  return kNoDevice;
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t, enum cudaMemPoolAttr, void*) {
+  return kNoDevice;
+}
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t) { return kNoDevice; }
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t*, int) { return kNoDevice; }
+
 cudaError_t cudaStreamCreate(cudaStream_t*) { return kNoDevice; }
+cudaError_t cudaStreamGetDevice(cudaStream_t, int*) { return kNoDevice; }
+cudaError_t cudaStreamQuery(cudaStream_t) { return kNoDevice; }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t*, unsigned int) { return kNoDevice; }
 cudaError_t cudaStreamDestroy(cudaStream_t) { return kNoDevice; }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return kNoDevice; }

@@ -18,54 +18,12 @@ The ptx, cubin and fatbin files come from extra nvcc actions that only run when
 the group is requested (--output_groups=ptx,cubin,fatbin); empty in mode=none.
 """
 
-load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain", "use_cpp_toolchain")
-load(":toolkit.bzl", "CudaToolkitInfo")
+load(":archs.bzl", "CudaArchsInfo", "parse_archs")
+load(":rdc.bzl", "CudaRdcInfo")
+load(":toolkit.bzl", "CUDA_TOOLCHAIN_TYPE", "find_cuda_toolkit")
 
 _HEADER_EXTENSIONS = [".h", ".hh", ".hpp", ".cuh", ".inc"]
-_DIGITS = "0123456789"
-
-def _arch_number(arch, prefix):
-    """"sm_90a" -> "90a"; fails unless the rest is digits and an optional a/f suffix."""
-    num = arch[len(prefix):]
-    digits = num[:-1] if num and num[-1] in "af" else num
-    if not digits or [c for c in digits.elems() if c not in _DIGITS]:
-        fail("cuda_library: unknown CUDA arch '{}': use sm_XX, sm_XXa or compute_XX".format(arch))
-    return num
-
-def _parse_arch(arch):
-    """("sm"|"compute", number) for an arch in nvcc's vocabulary."""
-    for kind in ["sm", "compute"]:
-        if arch.startswith(kind + "_"):
-            return kind, _arch_number(arch, kind + "_")
-    fail("cuda_library: unknown CUDA arch '{}': use sm_XX, sm_XXa or compute_XX".format(arch))
-
-def gencode_flags(archs):
-    """nvcc -gencode flags for GPU architectures.
-
-    Args:
-      archs: arch names in nvcc's vocabulary: sm_90, sm_90a (SASS), compute_90 (PTX).
-
-    Returns:
-      A list of -gencode=arch=...,code=... flags, one per arch.
-    """
-    flags = []
-    for arch in archs:
-        kind, num = _parse_arch(arch)
-        if kind == "sm":
-            flags.append("-gencode=arch=compute_{0},code=sm_{0}".format(num))
-        else:
-            flags.append("-gencode=arch=compute_{0},code=compute_{0}".format(num))
-    return flags
-
-def _virtual_archs(archs):
-    """compute_XX for every arch (sm_90a -> compute_90a), in order, once each."""
-    out = []
-    for arch in archs:
-        _, num = _parse_arch(arch)
-        if "compute_" + num not in out:
-            out.append("compute_" + num)
-    return out
 
 def _is_header(f):
     return any([f.basename.endswith(ext) for ext in _HEADER_EXTENSIONS])
@@ -78,8 +36,12 @@ def _include_dirs(ctx, dirs):
         out.append(ctx.bin_dir.path + "/" + path if path else ctx.bin_dir.path)
     return out
 
-def _stem(src):
-    return src.basename.rsplit(".", 1)[0]
+def _stem(ctx, src):
+    """The source's path below the package, without extension: a/k.cu and b/k.cu stay apart."""
+    package = "/".join([p for p in [ctx.label.workspace_root, ctx.label.package] if p])
+    path = src.path[len(src.root.path) + 1:] if src.root.path else src.path
+    rel = path[len(package) + 1:] if package and path.startswith(package + "/") else src.basename
+    return rel.rsplit(".", 1)[0]
 
 def _nvcc_args(ctx, toolkit, compilation_context, out):
     """nvcc's options common to objects, PTX, cubins and fatbins (no -gencode, no mode)."""
@@ -130,28 +92,28 @@ def _compile_nvcc(ctx, toolkit, compilation_context, srcs, private_hdrs, archs):
         ctx.files.hdrs + private_hdrs,
         transitive = [compilation_context.headers, toolkit.compiler_files],
     )
-    gencode = gencode_flags(archs)
+    gencode = archs.gencode
     prefix = "_objs/{}/".format(ctx.label.name)
     gpu_prefix = "_gpu/{}/".format(ctx.label.name)
     objects, ptx, cubin, fatbin = [], [], [], []
     for src in srcs:
-        obj = ctx.actions.declare_file(prefix + _stem(src) + ".pic.o")
-        _nvcc(ctx, toolkit, compilation_context, inputs, src, obj, gencode + ["-c"], "CudaCompile", "object")
+        # An rdc object's module id hashes the source's absolute path (the
+        # sandbox's, so every build would differ): name it by its execroot path.
+        rdc = ["-rdc=true", "-Xcudafe", "--orig_src_path_name=" + src.path] if ctx.attr.rdc else []
+        obj = ctx.actions.declare_file(prefix + _stem(ctx, src) + ".pic.o")
+        _nvcc(ctx, toolkit, compilation_context, inputs, src, obj, gencode + rdc + ["-c"], "CudaCompile", "object")
         objects.append(obj)
-        for arch in _virtual_archs(archs):
-            out = ctx.actions.declare_file("{}{}.{}.ptx".format(gpu_prefix, _stem(src), arch))
-            _nvcc(ctx, toolkit, compilation_context, inputs, src, out, ["--gpu-architecture=" + arch, "-ptx"], "CudaPtx", arch + " PTX")
+        for arch in archs.virtual:
+            out = ctx.actions.declare_file("{}{}.{}.ptx".format(gpu_prefix, _stem(ctx, src), arch))
+            _nvcc(ctx, toolkit, compilation_context, inputs, src, out, ["--gpu-architecture=" + arch, "-ptx"] + rdc, "CudaPtx", arch + " PTX")
             ptx.append(out)
-        for arch in archs:
-            kind, num = _parse_arch(arch)
-            if kind != "sm":
-                continue
-            out = ctx.actions.declare_file("{}{}.{}.cubin".format(gpu_prefix, _stem(src), arch))
-            flags = ["--gpu-architecture=compute_" + num, "--gpu-code=" + arch, "-cubin"]
+        for arch, virtual in archs.real:
+            out = ctx.actions.declare_file("{}{}.{}.cubin".format(gpu_prefix, _stem(ctx, src), arch))
+            flags = ["--gpu-architecture=" + virtual, "--gpu-code=" + arch, "-cubin"] + rdc
             _nvcc(ctx, toolkit, compilation_context, inputs, src, out, flags, "CudaCubin", arch + " cubin")
             cubin.append(out)
-        out = ctx.actions.declare_file("{}{}.fatbin".format(gpu_prefix, _stem(src)))
-        _nvcc(ctx, toolkit, compilation_context, inputs, src, out, gencode + ["-fatbin"], "CudaFatbin", "fatbin")
+        out = ctx.actions.declare_file("{}{}.fatbin".format(gpu_prefix, _stem(ctx, src)))
+        _nvcc(ctx, toolkit, compilation_context, inputs, src, out, gencode + rdc + ["-fatbin"], "CudaFatbin", "fatbin")
         fatbin.append(out)
     outputs = cc_common.create_compilation_outputs(objects = depset(objects), pic_objects = depset(objects))
     return outputs, objects, {"cubin": cubin, "fatbin": fatbin, "ptx": ptx}
@@ -163,7 +125,7 @@ def _compile_as_cxx(ctx, cc_toolchain, feature_configuration, compilation_contex
     for src in srcs:
         # cc_common.compile wants a C++ extension; quote includes of the source's
         # own directory still resolve through -iquote.
-        cc = ctx.actions.declare_file("_cxx/{}/{}.cc".format(ctx.label.name, _stem(src)))
+        cc = ctx.actions.declare_file("_cxx/{}/{}.cc".format(ctx.label.name, _stem(ctx, src)))
         ctx.actions.symlink(output = cc, target_file = src)
         cxx_srcs.append(cc)
         quote_includes[src.dirname] = True
@@ -186,7 +148,7 @@ def _compile_as_cxx(ctx, cc_toolchain, feature_configuration, compilation_contex
     return outputs, outputs.pic_objects, {"cubin": [], "fatbin": [], "ptx": []}
 
 def _cuda_library_impl(ctx):
-    toolkit = ctx.attr._toolkit[CudaToolkitInfo]
+    toolkit = find_cuda_toolkit(ctx)
     cc_toolchain = find_cpp_toolchain(ctx)
     feature_configuration = cc_common.configure_features(
         ctx = ctx,
@@ -194,7 +156,7 @@ def _cuda_library_impl(ctx):
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
-    archs = ctx.attr.archs or ctx.attr._archs_flag[BuildSettingInfo].value
+    archs = parse_archs(ctx.attr.archs) if ctx.attr.archs else ctx.attr._archs_flag[CudaArchsInfo]
     dep_cc = [d[CcInfo] for d in ctx.attr.deps]
     private_hdrs = [f for f in ctx.files.srcs if _is_header(f)]
     srcs = [f for f in ctx.files.srcs if not _is_header(f)]
@@ -235,7 +197,13 @@ def _cuda_library_impl(ctx):
     )
     library = linking_outputs.library_to_link
     files = [library.pic_static_library or library.static_library] if library else objects
+    rdc_deps = [d[CudaRdcInfo] for d in ctx.attr.deps if CudaRdcInfo in d]
+    rdc_own = ctx.attr.rdc and toolkit.mode != "none"
     return [
+        CudaRdcInfo(
+            objects = depset(objects if rdc_own else [], transitive = [r.objects for r in rdc_deps]),
+            archs = depset(archs.archs if rdc_own else [], transitive = [r.archs for r in rdc_deps], order = "preorder"),
+        ),
         DefaultInfo(files = depset(files)),
         CcInfo(compilation_context = compilation_context, linking_context = linking_context),
         OutputGroupInfo(
@@ -261,10 +229,15 @@ cuda_library = rule(
         "host_copts": attr.string_list(doc = "Extra options for the host compiler (-Xcompiler)."),
         "ptxasopts": attr.string_list(doc = "Extra ptxas options (-Xptxas)."),
         "linkopts": attr.string_list(doc = "Extra linker flags for users of this library."),
+        "rdc": attr.bool(
+            default = False,
+            doc = "Relocatable device code (-rdc=true): `extern __device__` across files and " +
+                  "libraries; a cuda_device_link over the final link's rdc libraries links it.",
+        ),
         "archs": attr.string_list(
             doc = "GPU archs (sm_80, sm_90, sm_90a, compute_90); default: --@cubridge//toolchains/cuda:archs.",
         ),
-        "_archs_flag": attr.label(default = Label("//toolchains/cuda:archs")),
+        "_archs_flag": attr.label(default = Label("//toolchains/cuda:archs"), providers = [CudaArchsInfo]),
         "_nvcc_object": attr.label(
             default = Label("//toolchains/cuda/private:nvcc_object.sh"),
             executable = True,
@@ -272,10 +245,9 @@ cuda_library = rule(
             allow_single_file = True,
         ),
         "_portable_runtime": attr.label(default = Label("//toolchains/cc:portable_runtime"), providers = [CcInfo]),
-        "_toolkit": attr.label(default = Label("//toolchains/cuda:toolkit"), providers = [CudaToolkitInfo]),
     },
-    toolchains = use_cpp_toolchain(),
+    toolchains = use_cpp_toolchain() + [CUDA_TOOLCHAIN_TYPE],
     fragments = ["cpp"],
-    provides = [CcInfo],
+    provides = [CcInfo, CudaRdcInfo],
     doc = "Compiles CUDA sources with nvcc into a static, PIC, always-linked library (CcInfo).",
 )

@@ -1,14 +1,20 @@
 """The wheel built by cubridge's py_wheel: its files, and that it imports once unpacked."""
 
+import glob
 import os
+import re
 import subprocess
 import sys
 import zipfile
 
 
 def test_wheel_contents_and_import(tmp_path):
-    wheel = os.environ["MYSAXPY_WHEEL"]
-    assert os.path.basename(wheel).startswith("mysaxpy-0.1.0-cp311-abi3-")
+    # platform = "auto": the wheel is the one file in the rule's directory,
+    # its platform tag derived from the extension's glibc needs.
+    wheels = glob.glob(os.path.join(os.environ["MYSAXPY_WHEEL"], "*.whl"))
+    assert len(wheels) == 1, wheels
+    wheel = wheels[0]
+    assert re.fullmatch(r"mysaxpy-0\.1\.0-cp311-abi3-manylinux_2_\d+_x86_64\.whl", os.path.basename(wheel)), wheel
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         zf.extractall(tmp_path)

@@ -1,0 +1,17 @@
+"""The mygemm wheel requires the NVIDIA wheels it was built with and carries none of their files."""
+
+import os
+import zipfile
+
+
+def test_wheel_requires_the_nvidia_wheels():
+    wheel = os.environ["MYGEMM_WHEEL"]
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        metadata = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "mygemm/_gemm.abi3.so" in names
+    assert "mygemm/__init__.py" in names
+    assert not [n for n in names if n.startswith("nvidia/")], names
+    requires = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    assert "nvidia-cublas==13.1.0.3" in requires, requires
+    assert "nvidia-curand==10.4.0.35" in requires, requires
