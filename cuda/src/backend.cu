@@ -7,12 +7,12 @@
 #include <mutex>
 
 #include "backend.h"
+#include "devices.h"
 #include "status.h"
 
 namespace cubridge {
 namespace {
 
-constexpr int kMaxDevices = 64;
 BackendInfo g_info;
 int g_sm_count[kMaxDevices];
 std::once_flag g_once;

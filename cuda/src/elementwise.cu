@@ -23,6 +23,7 @@ template <class MakeOp>
 cubridge_status binary(const char* fn, int dtype, const void* a, const void* b, void* out, size_t n,
                        cubridge_stream stream, MakeOp make_op) {
   clear_error();
+  Route r;  // first: takes this thread's cubridge_assume_device hint
   bool done;
   CUBRIDGE_TRY(check_common(fn, dtype, n, &done));
   if (done) return CUBRIDGE_OK;
@@ -33,8 +34,7 @@ cubridge_status binary(const char* fn, int dtype, const void* a, const void* b, 
   CUBRIDGE_TRY(check_overlap(fn, "out", out, sz, "a", a, sz, n));
   CUBRIDGE_TRY(check_overlap(fn, "out", out, sz, "b", b, sz, n));
   const Arg args[] = {{"a", a}, {"b", b}, {"out", out}};
-  Route r;
-  CUBRIDGE_TRY(route(fn, args, 3, 3 * n * sz, &r));
+  CUBRIDGE_TRY(route(fn, args, 3, 3 * n * sz, stream, &r));
   return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return run_elementwise(fn, r, make_op(tag), static_cast<T*>(out), static_cast<const T*>(a),
@@ -97,6 +97,7 @@ CUBRIDGE_API cubridge_status cubridge_axpy(int dtype, double alpha, const void* 
                                            size_t n, cubridge_stream stream) {
   const char* fn = "cubridge_axpy";
   clear_error();
+  Route r;
   bool done;
   CUBRIDGE_TRY(check_common(fn, dtype, n, &done));
   CUBRIDGE_TRY(check_alpha(fn, dtype, alpha));
@@ -106,8 +107,7 @@ CUBRIDGE_API cubridge_status cubridge_axpy(int dtype, double alpha, const void* 
   const size_t sz = dtype_size(dtype);
   CUBRIDGE_TRY(check_overlap(fn, "y", y, sz, "x", x, sz, n));
   const Arg args[] = {{"x", x}, {"y", y}};
-  Route r;
-  CUBRIDGE_TRY(route(fn, args, 2, 3 * n * sz, &r));
+  CUBRIDGE_TRY(route(fn, args, 2, 3 * n * sz, stream, &r));
   return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return run_elementwise(fn, r, AxpyOp<T>{scalar_of<T>(alpha)}, static_cast<T*>(y),
@@ -120,6 +120,7 @@ CUBRIDGE_API cubridge_status cubridge_scale(int dtype, double alpha, void* x, si
                                             cubridge_stream stream) {
   const char* fn = "cubridge_scale";
   clear_error();
+  Route r;
   bool done;
   CUBRIDGE_TRY(check_common(fn, dtype, n, &done));
   CUBRIDGE_TRY(check_alpha(fn, dtype, alpha));
@@ -127,8 +128,7 @@ CUBRIDGE_API cubridge_status cubridge_scale(int dtype, double alpha, void* x, si
   CUBRIDGE_TRY(check_not_null(fn, "x", x, n));
   const size_t sz = dtype_size(dtype);
   const Arg args[] = {{"x", x}};
-  Route r;
-  CUBRIDGE_TRY(route(fn, args, 1, 2 * n * sz, &r));
+  CUBRIDGE_TRY(route(fn, args, 1, 2 * n * sz, stream, &r));
   return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return run_elementwise(fn, r, ScaleOp<T>{scalar_of<T>(alpha)}, static_cast<T*>(x),
@@ -141,13 +141,13 @@ CUBRIDGE_API cubridge_status cubridge_fill(int dtype, double value, void* x, siz
                                            cubridge_stream stream) {
   const char* fn = "cubridge_fill";
   clear_error();
+  Route r;
   bool done;
   CUBRIDGE_TRY(check_common(fn, dtype, n, &done));
   if (done) return CUBRIDGE_OK;
   CUBRIDGE_TRY(check_not_null(fn, "x", x, n));
   const Arg args[] = {{"x", x}};
-  Route r;
-  CUBRIDGE_TRY(route(fn, args, 1, n * dtype_size(dtype), &r));
+  CUBRIDGE_TRY(route(fn, args, 1, n * dtype_size(dtype), stream, &r));
   if (r.path == Path::kHost) r.path = Path::kCpu;  // nothing to gain on the GPU
   return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -161,6 +161,7 @@ CUBRIDGE_API cubridge_status cubridge_convert(int src_dtype, const void* src, in
                                               void* dst, size_t n, cubridge_stream stream) {
   const char* fn = "cubridge_convert";
   clear_error();
+  Route r;
   CUBRIDGE_TRY(check_dtype(fn, "src_dtype", src_dtype));
   CUBRIDGE_TRY(check_dtype(fn, "dst_dtype", dst_dtype));
   const size_t ss = dtype_size(src_dtype), ds = dtype_size(dst_dtype);
@@ -170,8 +171,7 @@ CUBRIDGE_API cubridge_status cubridge_convert(int src_dtype, const void* src, in
   CUBRIDGE_TRY(check_not_null(fn, "dst", dst, n));
   CUBRIDGE_TRY(check_overlap(fn, "dst", dst, ds, "src", src, ss, n));
   const Arg args[] = {{"src", src}, {"dst", dst}};
-  Route r;
-  CUBRIDGE_TRY(route(fn, args, 2, n * (ss + ds), &r));
+  CUBRIDGE_TRY(route(fn, args, 2, n * (ss + ds), stream, &r));
   return dispatch(src_dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto stag) {
     using S = typename decltype(stag)::type;
     return dispatch(dst_dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto dtag) {

@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "backend.h"
 #include "cpu_pool.h"
+#include "devices.h"
 #include "host_pipeline.h"
 #include "ops.cuh"
 #include "pointers.h"
@@ -122,7 +124,7 @@ inline bool aligned_after(const void* p, size_t elem, size_t head, size_t align)
 // Launch limit of a 1-D grid (gridDim.x), rounded down.
 constexpr size_t kMaxGrid = 1u << 30;
 
-// Blocks of `kernel` that fit on one SM at once (asked once per kernel).
+// Blocks of `kernel` that fit on one SM of the current device.
 template <class Kernel>
 int resident_blocks(Kernel kernel) {
   int blocks = 0;
@@ -171,8 +173,15 @@ cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaSt
     ew_vec_kernel<V><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(op, out, a, b, n,
                                                                              head, nvec);
   } else {
-    static const int resident = resident_blocks(ew_scalar_kernel<Op, TO, TA, TB>);
-    unsigned grid = grid_for(n, device, resident);
+    // Occupancy per device (devices of one host may differ).
+    static std::atomic<int> resident[kMaxDevices];
+    const int slot = device >= 0 && device < kMaxDevices ? device : 0;
+    int blocks_per_sm = resident[slot].load(std::memory_order_relaxed);
+    if (blocks_per_sm <= 0) {
+      blocks_per_sm = resident_blocks(ew_scalar_kernel<Op, TO, TA, TB>);
+      resident[slot].store(blocks_per_sm, std::memory_order_relaxed);
+    }
+    unsigned grid = grid_for(n, device, blocks_per_sm);
     ew_scalar_kernel<<<grid, kThreads, 0, stream>>>(op, out, a, b, n);
   }
   // clang-format on

@@ -41,6 +41,39 @@ CUBRIDGE_API const char* cubridge_status_name(int status) {
   }
 }
 
+CUBRIDGE_API int cubridge_status_count(void) { return CUBRIDGE_ERR_INTERNAL + 1; }
+
+CUBRIDGE_API int cubridge_dtype_count(void) {
+  int count = 0;
+#define CUBRIDGE_X(E, T, NAME, FLT, LOW) ++count;
+  CUBRIDGE_DTYPES(CUBRIDGE_X)
+#undef CUBRIDGE_X
+  return count;
+}
+
+CUBRIDGE_API const char* cubridge_memory_name(int kind) {
+  switch (kind) {
+    case CUBRIDGE_MEMORY_HOST:
+      return "host";
+    case CUBRIDGE_MEMORY_DEVICE:
+      return "device";
+    case CUBRIDGE_MEMORY_MANAGED:
+      return "managed";
+    case CUBRIDGE_MEMORY_PINNED:
+      return "pinned";
+    default:
+      return nullptr;
+  }
+}
+
+CUBRIDGE_API int cubridge_cuda_version(void) {
+#if defined(CUBRIDGE_NO_CUDA) || !defined(CUDART_VERSION)
+  return 0;
+#else
+  return CUDART_VERSION;
+#endif
+}
+
 CUBRIDGE_API const char* cubridge_dtype_name(int dtype) { return dtype_name(dtype); }
 
 CUBRIDGE_API size_t cubridge_dtype_size(int dtype) { return dtype_size(dtype); }

@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "pointers.h"
+#include "pool.h"
 #include "status.h"
 #include "streams.h"
 
@@ -14,31 +15,6 @@ using namespace cubridge;
 namespace {
 
 constexpr size_t kAlign = 256;
-
-const char* kind_name(int kind) {
-  switch (kind) {
-    case CUBRIDGE_MEMORY_HOST:
-      return "HOST";
-    case CUBRIDGE_MEMORY_DEVICE:
-      return "DEVICE";
-    case CUBRIDGE_MEMORY_MANAGED:
-      return "MANAGED";
-    case CUBRIDGE_MEMORY_PINNED:
-      return "PINNED";
-    default:
-      return "unknown";
-  }
-}
-
-cubridge_status check_alloc_kind(const char* fn, int kind) {
-  if (kind == CUBRIDGE_MEMORY_DEVICE || kind == CUBRIDGE_MEMORY_MANAGED ||
-      kind == CUBRIDGE_MEMORY_PINNED) {
-    return CUBRIDGE_OK;
-  }
-  return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
-              "%s: argument 'kind' = %d (%s) is not DEVICE, MANAGED or PINNED", fn, kind,
-              kind_name(kind));
-}
 
 }  // namespace
 
@@ -58,7 +34,7 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
     void* p = aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
     if (!p) {
       return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory allocating %zu bytes (%s)",
-                  fn, bytes, kind_name(kind));
+                  fn, bytes, kind_label(kind));
     }
     *ptr = p;
     return CUBRIDGE_OK;
@@ -93,7 +69,7 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
                                    : kind == CUBRIDGE_MEMORY_MANAGED ? "cudaMallocManaged"
                                                                      : "cudaMalloc");
     if (st == CUBRIDGE_ERR_OUT_OF_MEMORY) {
-      fail(st, "%s: out of %s memory allocating %zu bytes", fn, kind_name(kind), bytes);
+      fail(st, "%s: out of %s memory allocating %zu bytes", fn, kind_label(kind), bytes);
     }
     return st;
   }
@@ -104,14 +80,14 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
     int device = 0;
     if (cudaGetDevice(&device) == cudaSuccess) {
       info = PtrInfo{kind == CUBRIDGE_MEMORY_DEVICE ? Loc::kDevice : Loc::kManaged, device};
-      remember_allocation(p, bytes, info);
+      remember_allocation(p, bytes, info, Origin::kMalloc);
     } else {
       (void)cudaGetLastError();
     }
   } else {
     void* dev = nullptr;
     if (cudaHostGetDevicePointer(&dev, p, 0) == cudaSuccess && dev == p) {
-      remember_allocation(p, bytes, info);
+      remember_allocation(p, bytes, info, Origin::kMalloc);
     } else {
       (void)cudaGetLastError();
     }
@@ -121,24 +97,10 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
 }
 
 CUBRIDGE_API cubridge_status cubridge_free(int kind, void* ptr) {
-  const char* fn = "cubridge_free";
   clear_error();
-  CUBRIDGE_TRY(check_alloc_kind(fn, kind));
-  if (ptr == nullptr) return CUBRIDGE_OK;
-  if (on_cpu()) {
-    free(ptr);
-    return CUBRIDGE_OK;
-  }
-  CUBRIDGE_TRY(cuda_ready(fn));
-  // Forgotten first: once freed, the range may come back from another
-  // allocator.
-  forget_allocation(ptr);
-  if (kind == CUBRIDGE_MEMORY_PINNED) {
-    CUBRIDGE_CUDA(fn, cudaFreeHost(ptr));
-  } else {
-    CUBRIDGE_CUDA(fn, cudaFree(ptr));
-  }
-  return CUBRIDGE_OK;
+  // Memory of cubridge_malloc_async is accepted too (freed on the default
+  // stream of its device).
+  return free_memory("cubridge_free", kind, ptr, nullptr);
 }
 
 CUBRIDGE_API cubridge_status cubridge_pointer_kind(const void* ptr, int* kind, int* device) {

@@ -9,15 +9,11 @@
 #include "dtypes.h"
 #include "pointers.h"
 #include "status.h"
+#include "streams.h"
 
 namespace cubridge {
 
 namespace {
-
-struct Allocation {
-  uintptr_t end;
-  PtrInfo info;
-};
 
 std::mutex g_alloc_mu;
 // Leaked on purpose: frees may come from static destructors at exit.
@@ -37,21 +33,27 @@ bool lookup_allocation(const void* p, PtrInfo* info) {
 
 }  // namespace
 
-void remember_allocation(const void* p, size_t bytes, PtrInfo info) {
-  if (p == nullptr || bytes == 0) return;
+bool remember_allocation(const void* p, size_t bytes, PtrInfo info, Origin origin) {
+  if (p == nullptr || bytes == 0) return true;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   std::lock_guard<std::mutex> lk(g_alloc_mu);
   try {
     if (!g_allocs) g_allocs = new std::map<uintptr_t, Allocation>();
-    (*g_allocs)[a] = Allocation{a + bytes, info};
+    (*g_allocs)[a] = Allocation{a + bytes, info, origin};
+    return true;
   } catch (const std::bad_alloc&) {
-    // Not remembered: query_pointer asks the driver instead.
+    return false;
   }
 }
 
-void forget_allocation(const void* p) {
+bool forget_allocation(const void* p, Allocation* out) {
   std::lock_guard<std::mutex> lk(g_alloc_mu);
-  if (g_allocs) g_allocs->erase(reinterpret_cast<uintptr_t>(p));
+  if (!g_allocs) return false;
+  auto it = g_allocs->find(reinterpret_cast<uintptr_t>(p));
+  if (it == g_allocs->end()) return false;
+  if (out) *out = it->second;
+  g_allocs->erase(it);
+  return true;
 }
 
 cubridge_status query_pointer(const char* fn, const char* arg, const void* p, PtrInfo* info) {
@@ -91,14 +93,27 @@ cubridge_status query_pointer(const char* fn, const char* arg, const void* p, Pt
   return CUBRIDGE_OK;
 }
 
-cubridge_status route(const char* fn, const Arg* args, int count, size_t host_bytes, Route* r) {
+cubridge_status route(const char* fn, const Arg* args, int count, size_t host_bytes,
+                      cubridge_stream stream, Route* r) {
   r->device = -1;
   if (on_cpu()) {
     r->path = Path::kCpu;
     return CUBRIDGE_OK;
   }
   CUBRIDGE_TRY(cuda_ready(fn));
-  int pageable = -1, device_side = -1;
+  const int sdev = stream ? stream->device : -1;
+  if (r->assumed >= 0) {
+    // The front end vouched for every pointer: device memory of `assumed`.
+    if (sdev >= 0 && sdev != r->assumed) {
+      return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'stream' is on device %d but the arrays are on device %d", fn, sdev,
+                  r->assumed);
+    }
+    r->path = Path::kDevice;
+    r->device = r->assumed;
+    return r->guard.enter(fn, r->device);
+  }
+  int pageable = -1, device_side = -1, owner = -1;
   PtrInfo infos[4];
   if (count > 4) return fail(CUBRIDGE_ERR_INTERNAL, "%s: too many pointer arguments", fn);
   for (int i = 0; i < count; ++i) {
@@ -115,9 +130,17 @@ cubridge_status route(const char* fn, const Arg* args, int count, size_t host_by
     if (info.loc == Loc::kPageable) {
       if (pageable < 0) pageable = i;
     } else if (info.loc == Loc::kDevice || info.loc == Loc::kManaged) {
-      if (device_side < 0) {
-        device_side = i;
-        r->device = info.device;
+      if (device_side < 0) device_side = i;
+      // Device memory belongs to one device; managed memory to none.
+      if (info.loc == Loc::kDevice) {
+        if (owner < 0) {
+          owner = i;
+        } else if (info.device != infos[owner].device) {
+          return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                      "%s: arrays on different devices: '%s' is on device %d, '%s' is on "
+                      "device %d",
+                      fn, args[owner].name, infos[owner].device, args[i].name, info.device);
+        }
       }
     }
   }
@@ -127,12 +150,24 @@ cubridge_status route(const char* fn, const Arg* args, int count, size_t host_by
                 "copy one side first (cubridge_memcpy) or use pinned/managed memory",
                 fn, args[pageable].name, args[device_side].name);
   }
-  if (pageable < 0) {
-    r->path = Path::kDevice;
-  } else {
+  if (pageable >= 0) {
     r->path = host_bytes <= kHostInlineBytes ? Path::kCpu : Path::kHost;
+    return CUBRIDGE_OK;
   }
-  return CUBRIDGE_OK;
+  r->path = Path::kDevice;
+  if (owner >= 0) {
+    r->device = infos[owner].device;
+    if (sdev >= 0 && sdev != r->device) {
+      return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                  "%s: argument 'stream' is on device %d but argument '%s' is on device %d", fn,
+                  sdev, args[owner].name, r->device);
+    }
+  } else if (sdev >= 0) {
+    r->device = sdev;  // managed/pinned only: the stream's device
+  } else {
+    CUBRIDGE_TRY(current_device(fn, &r->device));  // else the caller's
+  }
+  return r->guard.enter(fn, r->device);
 }
 
 cubridge_status check_not_null(const char* fn, const char* name, const void* p, size_t n) {

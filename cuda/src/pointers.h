@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cubridge/cubridge.h"
+#include "devices.h"
 
 namespace cubridge {
 
@@ -21,10 +22,26 @@ struct PtrInfo {
 // allocations when p lies in one, else one cudaPointerGetAttributes.
 cubridge_status query_pointer(const char* fn, const char* arg, const void* p, PtrInfo* info);
 
-// The table of live cubridge_malloc allocations: cudaPointerGetAttributes
+// Which allocator a table entry came from.
+enum class Origin : uint8_t {
+  kMalloc,  // cubridge_malloc (cudaMalloc, cudaMallocManaged, cudaMallocHost)
+  kPool,    // cubridge_malloc_async DEVICE: the device's memory pool
+  kPinned,  // cubridge_malloc_async PINNED: the pinned-host cache
+  kHost     // CPU backend: aligned_alloc
+};
+
+struct Allocation {
+  uintptr_t end;
+  PtrInfo info;
+  Origin origin;
+};
+
+// The table of live allocations of the library: cudaPointerGetAttributes
 // costs about as much as a kernel launch, and every op asks for each pointer.
-void remember_allocation(const void* p, size_t bytes, PtrInfo info);
-void forget_allocation(const void* p);
+// remember_allocation returns false when the table could not grow.
+bool remember_allocation(const void* p, size_t bytes, PtrInfo info, Origin origin);
+// Removes the entry starting exactly at p; false if there is none.
+bool forget_allocation(const void* p, Allocation* out = nullptr);
 
 enum class Path {
   kCpu,     // CPU backend, or small host arrays: CPU threads
@@ -32,9 +49,15 @@ enum class Path {
   kHost     // host arrays on the GPU backend: pipelined through staging
 };
 
+// The execution plan of one op. Declare it first thing in an op: it takes
+// (and so clears) this thread's cubridge_assume_device hint. route() switches
+// to the op's device; the guard restores the caller's when the Route dies.
 struct Route {
-  Path path;
-  int device;  // device of the first device/managed pointer, else -1
+  Route() : assumed(take_assumed_device()) {}
+  Path path = Path::kCpu;
+  int device = -1;  // the device the op runs on (kDevice path), else -1
+  int assumed;      // cubridge_assume_device's device for this op, or -1
+  DeviceGuard guard;
 };
 
 struct Arg {
@@ -42,10 +65,13 @@ struct Arg {
   const void* ptr;
 };
 
-// Picks the path for an op over `args` (non-null, already checked).
-// `host_bytes` is the total bytes the op touches: small host-only calls run
-// on CPU threads even on the GPU backend (a GPU round trip costs more).
-cubridge_status route(const char* fn, const Arg* args, int count, size_t host_bytes, Route* r);
+// Picks the path for an op over `args` (non-null, already checked) and makes
+// the op's device current. `host_bytes` is the total bytes the op touches:
+// small host-only calls run on CPU threads even on the GPU backend (a GPU
+// round trip costs more). Device arrays of two devices, or a stream of
+// another device, are INVALID_ARGUMENT.
+cubridge_status route(const char* fn, const Arg* args, int count, size_t host_bytes,
+                      cubridge_stream stream, Route* r);
 
 // "fn: argument 'name' is NULL but n = N"
 cubridge_status check_not_null(const char* fn, const char* name, const void* p, size_t n);

@@ -69,19 +69,4 @@ cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratc
   }
 }
 
-cubridge_status reserve_temp(const char* fn, ReduceScratch* s, size_t bytes) {
-  if (bytes <= s->temp_bytes && s->temp) return CUBRIDGE_OK;
-  size_t want = 1 << 16;
-  while (want < bytes) want <<= 1;
-  if (s->temp) {
-    cudaError_t e = cudaFree(s->temp);
-    s->temp = nullptr;
-    s->temp_bytes = 0;
-    if (e != cudaSuccess) return fail_cuda(e, fn, "cudaFree (reduction scratch)");
-  }
-  CUBRIDGE_CUDA(fn, cudaMalloc(&s->temp, want));
-  s->temp_bytes = want;
-  return CUBRIDGE_OK;
-}
-
 }  // namespace cubridge

@@ -1,4 +1,5 @@
-// Cached CUB temporary storage and a pinned result slot per (device, stream).
+// A pinned result slot and the single-pass reduction's scratch per
+// (device, stream). CUB's temporary storage comes from the device's pool.
 #ifndef CUBRIDGE_SRC_REDUCE_CACHE_H_
 #define CUBRIDGE_SRC_REDUCE_CACHE_H_
 
@@ -12,9 +13,7 @@
 namespace cubridge {
 
 struct ReduceScratch {
-  std::mutex mu;         // held for a whole reduction (enqueue, sync, read)
-  void* temp = nullptr;  // device temporary storage
-  size_t temp_bytes = 0;
+  std::mutex mu;               // held for a whole reduction (enqueue, sync, read)
   void* result = nullptr;      // pinned, 64 bytes, where the kernel writes
   void* result_dev = nullptr;  // the same memory as the device sees it
   void* blocks = nullptr;      // device, kRedScratchBytes: the single-pass
@@ -25,9 +24,6 @@ struct ReduceScratch {
 // kept for the life of the process). *device receives the current device.
 cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratch** out,
                                int* device);
-
-// Makes s->temp at least `bytes` long (caller holds s->mu; no work in flight).
-cubridge_status reserve_temp(const char* fn, ReduceScratch* s, size_t bytes);
 
 }  // namespace cubridge
 

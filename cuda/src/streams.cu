@@ -3,6 +3,7 @@
 #include <new>
 
 #include "backend.h"
+#include "devices.h"
 #include "status.h"
 #include "streams.h"
 
@@ -10,24 +11,68 @@ using namespace cubridge;
 
 extern "C" {
 
-CUBRIDGE_API cubridge_status cubridge_stream_create(cubridge_stream* stream) {
-  const char* fn = "cubridge_stream_create";
-  clear_error();
+namespace {
+
+cubridge_status create_stream(const char* fn, int device, cubridge_stream* stream) {
   if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
   *stream = nullptr;
   cudaStream_t s = nullptr;
+  int dev = -1;
   if (!on_cpu()) {
-    CUBRIDGE_TRY(cuda_ready(fn));
+    CUBRIDGE_TRY(resolve_device(fn, "device", device, &dev));
+    DeviceGuard guard;
+    CUBRIDGE_TRY(guard.enter(fn, dev));
     // Blocking (like CuPy's default): work on the legacy default stream, e.g.
     // cubridge_memcpy(..., NULL), stays ordered with work on this stream.
     CUBRIDGE_CUDA(fn, cudaStreamCreateWithFlags(&s, cudaStreamDefault));
+  } else if (device != -1) {
+    CUBRIDGE_TRY(check_device_index(fn, "device", device));
   }
-  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, true};
+  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, true, dev};
   if (!w) {
     if (s) cudaStreamDestroy(s);
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   }
   *stream = w;
+  return CUBRIDGE_OK;
+}
+
+}  // namespace
+
+CUBRIDGE_API cubridge_status cubridge_stream_create(cubridge_stream* stream) {
+  clear_error();
+  return create_stream("cubridge_stream_create", -1, stream);
+}
+
+CUBRIDGE_API cubridge_status cubridge_stream_create_on(int device, cubridge_stream* stream) {
+  clear_error();
+  return create_stream("cubridge_stream_create_on", device, stream);
+}
+
+CUBRIDGE_API cubridge_status cubridge_stream_device(cubridge_stream stream, int* device) {
+  const char* fn = "cubridge_stream_device";
+  clear_error();
+  if (!device) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'device' is NULL", fn);
+  *device = 0;
+  if (on_cpu()) return CUBRIDGE_OK;
+  CUBRIDGE_TRY(cuda_ready(fn));
+  if (stream && stream->device >= 0) {
+    *device = stream->device;
+    return CUBRIDGE_OK;
+  }
+  return current_device(fn, device);
+}
+
+CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
+                                                        cubridge_event event) {
+  const char* fn = "cubridge_stream_wait_event";
+  clear_error();
+  if (!event) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'event' is NULL", fn);
+  if (on_cpu() || !event->event) return CUBRIDGE_OK;  // CPU: every op already finished
+  CUBRIDGE_TRY(cuda_ready(fn));
+  // An event never recorded has no work to wait for (as in CUDA).
+  if (!event->recorded) return CUBRIDGE_OK;
+  CUBRIDGE_CUDA(fn, cudaStreamWaitEvent(raw_stream(stream), event->event, 0));
   return CUBRIDGE_OK;
 }
 
@@ -38,7 +83,13 @@ CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle,
   if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
   *stream = nullptr;
   cudaStream_t s = on_cpu() ? nullptr : reinterpret_cast<cudaStream_t>(handle);
-  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false};
+  int dev = -1;
+  // 0, cudaStreamLegacy and cudaStreamPerThread follow the current device.
+  if (s && s != cudaStreamLegacy && s != cudaStreamPerThread) {
+    CUBRIDGE_TRY(cuda_ready(fn));
+    CUBRIDGE_CUDA(fn, cudaStreamGetDevice(s, &dev));
+  }
+  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false, dev};
   if (!w) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   *stream = w;
   return CUBRIDGE_OK;
@@ -79,8 +130,10 @@ CUBRIDGE_API cubridge_status cubridge_event_create(cubridge_event* event) {
   if (!event) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'event' is NULL", fn);
   *event = nullptr;
   cudaEvent_t e = nullptr;
+  int dev = -1;
   if (!on_cpu()) {
     CUBRIDGE_TRY(cuda_ready(fn));
+    CUBRIDGE_TRY(current_device(fn, &dev));
     CUBRIDGE_CUDA(fn, cudaEventCreate(&e));
   }
   cubridge_event w = new (std::nothrow) cubridge_event_s();
@@ -89,6 +142,7 @@ CUBRIDGE_API cubridge_status cubridge_event_create(cubridge_event* event) {
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   }
   w->event = e;
+  w->device = dev;
   w->recorded = false;
   *event = w;
   return CUBRIDGE_OK;
@@ -110,6 +164,20 @@ CUBRIDGE_API cubridge_status cubridge_event_record(cubridge_event event, cubridg
   if (!event) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'event' is NULL", fn);
   if (event->event) {
     CUBRIDGE_TRY(cuda_ready(fn));
+    // An event records on a stream of its own device: move it to the
+    // stream's device first (its earlier record is then forgotten).
+    int dev = stream ? stream->device : -1;
+    if (dev < 0) CUBRIDGE_TRY(current_device(fn, &dev));
+    if (dev != event->device) {
+      DeviceGuard guard;
+      CUBRIDGE_TRY(guard.enter(fn, dev));
+      cudaEvent_t e = nullptr;
+      CUBRIDGE_CUDA(fn, cudaEventCreate(&e));
+      cudaEventDestroy(event->event);
+      event->event = e;
+      event->device = dev;
+      event->recorded = false;
+    }
     CUBRIDGE_CUDA(fn, cudaEventRecord(event->event, raw_stream(stream)));
   } else {
     event->when = std::chrono::steady_clock::now();

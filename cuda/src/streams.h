@@ -11,10 +11,13 @@
 struct cubridge_stream_s {
   cudaStream_t stream;  // nullptr on the CPU backend
   bool owned;           // false for cubridge_stream_from_handle
+  int device;           // device the stream belongs to; -1: follows the current
+                        // device (legacy/per-thread default handles, CPU backend)
 };
 
 struct cubridge_event_s {
   cudaEvent_t event;  // nullptr on the CPU backend
+  int device;         // device `event` was created on (-1 on the CPU backend)
   bool recorded;
   std::chrono::steady_clock::time_point when;  // CPU backend: time of record
 };

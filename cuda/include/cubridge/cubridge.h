@@ -21,6 +21,16 @@
  *    library keeps working.
  *  - Pinned host memory counts as device-accessible: an op whose pointers are
  *    all device, managed or pinned runs as a kernel (async on `stream`).
+ *  - Devices (GPU backend): an op runs on the device of its arrays (the
+ *    allocation table for the library's own memory, cudaPointerGetAttributes
+ *    for foreign memory, or cubridge_assume_device), under a scoped guard
+ *    that restores the caller's current device; scratch, staging and
+ *    occupancy are cached per device. Device arrays of two devices in one
+ *    call, or a `stream` of another device than the arrays, are
+ *    CUBRIDGE_ERR_INVALID_ARGUMENT naming both devices. Managed and pinned
+ *    memory do not pick a device: an op of only managed/pinned arrays runs on
+ *    the stream's device, else the caller's. The CPU backend has one device,
+ *    0 (the host); any other device index is CUBRIDGE_ERR_INVALID_ARGUMENT.
  *  - Host-path details: elementwise ops whose host arrays total at most 1 MiB
  *    run on CPU threads even on the GPU backend (a GPU round trip costs more);
  *    larger ones are pipelined in 4 MiB chunks through cached pinned staging
@@ -105,6 +115,15 @@ CUBRIDGE_API const char* cubridge_status_name(int status);
 CUBRIDGE_API const char* cubridge_dtype_name(int dtype);
 CUBRIDGE_API size_t cubridge_dtype_size(int dtype);
 
+/* ---- tables (one source of truth; front ends read these at init) ---- */
+CUBRIDGE_API int cubridge_dtype_count(void);  /* dtypes are 0 .. count-1 */
+CUBRIDGE_API int cubridge_status_count(void); /* statuses are 0 .. count-1 */
+/* "host", "device", "managed", "pinned"; NULL if unknown. */
+CUBRIDGE_API const char* cubridge_memory_name(int kind);
+/* CUDA runtime version the library was built with (e.g. 13000), 0 on a build
+ * without CUDA (mode=none). */
+CUBRIDGE_API int cubridge_cuda_version(void);
+
 /* The backend in use. Chosen once, at first use: the environment variable
  * CUBRIDGE_BACKEND = "cpu" | "cuda" | "auto" (default auto: CUDA when a device
  * is visible, else CPU). "cuda" with no device makes every op fail with
@@ -119,6 +138,28 @@ CUBRIDGE_API cubridge_status cubridge_device_name(int device, char* buf, size_t 
 
 /* Free and total memory of the current device, bytes. */
 CUBRIDGE_API cubridge_status cubridge_mem_info(size_t* free_bytes, size_t* total_bytes);
+
+/* ---- devices ---- */
+/* Device of the calling thread (cudaGetDevice); 0 on the CPU backend (its one
+ * host device). */
+CUBRIDGE_API cubridge_status cubridge_get_device(int* device);
+/* Checks `device`: CUBRIDGE_ERR_INVALID_ARGUMENT naming it and the count when
+ * out of range; on the CPU backend only 0 exists. */
+CUBRIDGE_API cubridge_status cubridge_check_device(int device);
+/* Free/total memory of `device` (cubridge_mem_info keeps meaning the current
+ * device). On the CPU backend device 0 is the host's physical memory. */
+CUBRIDGE_API cubridge_status cubridge_device_mem_info(int device, size_t* free_bytes,
+                                                      size_t* total_bytes);
+
+/* ---- operand location for front ends that already know it ---- */
+/* The next op (elementwise op or reduction) called on this thread may take
+ * every pointer it gets as device-accessible memory of `device` (the producer
+ * said so: DLPack kDLCUDA/kDLCUDAManaged device_id, a torch/CuPy device
+ * index), and skips its pointer lookups. Cleared by that next op whatever its
+ * outcome; -1 clears it now. An invalid device is CUBRIDGE_ERR_INVALID_ARGUMENT
+ * (and clears it). On the CPU backend only 0 is accepted (and changes
+ * nothing: every pointer is host memory there). */
+CUBRIDGE_API cubridge_status cubridge_assume_device(int device);
 
 /* ---- memory ----------------------------------------------------------- */
 
@@ -141,6 +182,46 @@ CUBRIDGE_API cubridge_status cubridge_pointer_kind(const void* ptr, int* kind, i
 CUBRIDGE_API cubridge_status cubridge_memcpy(void* dst, const void* src, size_t bytes,
                                              cubridge_stream stream);
 
+/* ---- memory: stream-ordered, pooled, per device ---- */
+/* Allocate `bytes` of `kind` on `device` (-1: the device of `stream` when
+ * `stream` is not NULL, else the calling thread's device). DEVICE memory
+ * comes from the library's memory pool of that device (cudaMallocAsync on
+ * `stream`, NULL = that device's default stream): usable at once on
+ * `stream`, on other streams after ordering with it. Freed blocks stay cached
+ * in the pool; under memory pressure cached blocks are released to the
+ * driver and the allocation retried before CUBRIDGE_ERR_OUT_OF_MEMORY. PINNED
+ * comes from a pinned-host cache (any device may use it; `device` is only
+ * checked). MANAGED is cudaMallocManaged with `device` current (not cached).
+ * A `stream` of another device than `device` is CUBRIDGE_ERR_INVALID_ARGUMENT.
+ * On the CPU backend every kind is aligned host memory (malloc, counted in
+ * device 0's stats; nothing is cached). bytes == 0 gives *ptr == NULL. */
+CUBRIDGE_API cubridge_status cubridge_malloc_async(int kind, size_t bytes, int device,
+                                                   cubridge_stream stream, void** ptr);
+/* Free memory from cubridge_malloc_async; the block becomes reusable once
+ * `stream` reaches this point (never earlier on another stream). NULL is a
+ * no-op. `stream` NULL: the default stream of the block's device. The kind
+ * must match the allocation's. cubridge_free accepts this memory too (and
+ * cubridge_free_async accepts cubridge_malloc memory, freed synchronously). */
+CUBRIDGE_API cubridge_status cubridge_free_async(int kind, void* ptr, cubridge_stream stream);
+typedef struct cubridge_memory_stats {
+  size_t struct_size;      /* caller sets sizeof(cubridge_memory_stats) */
+  uint64_t in_use_bytes;   /* handed out and not yet freed */
+  uint64_t reserved_bytes; /* held by the pool (in use + cached) */
+  uint64_t peak_in_use_bytes;
+  uint64_t alloc_count; /* allocations since start */
+  uint64_t free_count;
+} cubridge_memory_stats;
+/* Stats of the library's DEVICE pool on `device` (-1: current): the counts
+ * cover cubridge_malloc_async DEVICE allocations (bytes as requested);
+ * reserved_bytes is what the pool holds from the driver, the library's own
+ * scratch and staging included. PINNED and MANAGED memory are not counted.
+ * CPU backend: every kind counted on device 0, reserved == in use. */
+CUBRIDGE_API cubridge_status cubridge_memory_stats_get(int device, cubridge_memory_stats* stats);
+/* Return cached, unused pool memory of `device` (-1: every device) to the
+ * driver: waits for the device's work, then trims its pool; also frees the
+ * cached pinned blocks. No-op on the CPU backend. */
+CUBRIDGE_API cubridge_status cubridge_empty_cache(int device);
+
 /* Migrate managed memory towards `device` (-1: the host). No-op on CPU. */
 CUBRIDGE_API cubridge_status cubridge_prefetch(const void* ptr, size_t bytes, int device,
                                                cubridge_stream stream);
@@ -156,9 +237,22 @@ CUBRIDGE_API cubridge_status cubridge_stream_synchronize(cubridge_stream stream)
 CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle, cubridge_stream* stream);
 /* Wait for all work on the current device. */
 CUBRIDGE_API cubridge_status cubridge_device_synchronize(void);
+/* A new stream on `device` (-1: current). cubridge_stream_create keeps using
+ * the current one. */
+CUBRIDGE_API cubridge_status cubridge_stream_create_on(int device, cubridge_stream* stream);
+/* Device of a stream (NULL, and wrapped legacy/per-thread default handles:
+ * the calling thread's device; 0 on the CPU backend). */
+CUBRIDGE_API cubridge_status cubridge_stream_device(cubridge_stream stream, int* device);
+/* `stream` waits (on the device, no host sync) until `event`'s recorded work
+ * is done. An event never recorded is complete (no wait), as in CUDA. No-op
+ * on the CPU backend. */
+CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
+                                                        cubridge_event event);
 
 CUBRIDGE_API cubridge_status cubridge_event_create(cubridge_event* event);
 CUBRIDGE_API cubridge_status cubridge_event_destroy(cubridge_event event);
+/* Records on `stream`; an event created on another device than the stream's
+ * is moved to the stream's device first. */
 CUBRIDGE_API cubridge_status cubridge_event_record(cubridge_event event, cubridge_stream stream);
 CUBRIDGE_API cubridge_status cubridge_event_synchronize(cubridge_event event);
 /* Milliseconds between two recorded events (after both completed). */

@@ -1,0 +1,509 @@
+// cubridge communicators (cubridge/comm.h): NCCL collectives, each on its
+// comm's device, with the arrays checked against that device first.
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+#include <new>
+
+#include "backend.h"
+#include "cubridge/comm.h"
+#include "dtypes.h"
+#include "nccl_loader.h"
+#include "pointers.h"
+#include "status.h"
+#include "streams.h"
+
+using namespace cubridge;
+
+extern "C" CUBRIDGE_API const char* cubridge_reduce_op_name(int op) {
+  switch (op) {
+    case CUBRIDGE_REDUCE_SUM:
+      return "sum";
+    case CUBRIDGE_REDUCE_PROD:
+      return "prod";
+    case CUBRIDGE_REDUCE_MAX:
+      return "max";
+    case CUBRIDGE_REDUCE_MIN:
+      return "min";
+    default:
+      return nullptr;
+  }
+}
+
+extern "C" CUBRIDGE_API cubridge_status cubridge_nccl_set_library_path(const char* path) {
+  clear_error();
+  return set_nccl_library_path(path);
+}
+
+#if defined(CUBRIDGE_NO_CUDA)
+// A build without CUDA (mode=none) has no NCCL: every call says so.
+
+extern "C" {
+
+CUBRIDGE_API cubridge_status cubridge_nccl_version(int* version) {
+  clear_error();
+  if (!version) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "cubridge_nccl_version: argument 'version' is NULL");
+  }
+  *version = 0;
+  return fail(CUBRIDGE_ERR_DRIVER,
+              "cubridge_nccl_version: NCCL not available: this build of cubridge has no CUDA");
+}
+
+#define CUBRIDGE_NO_NCCL(fn) \
+  (clear_error(), fail(CUBRIDGE_ERR_NO_DEVICE, "%s: NCCL not available on the CPU backend", fn))
+
+CUBRIDGE_API cubridge_status cubridge_comm_unique_id_create(cubridge_comm_unique_id*) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_unique_id_create");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_init_all(int, const int*, cubridge_comm*) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_init_all");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_init_rank(const cubridge_comm_unique_id*, int, int, int,
+                                                     cubridge_comm*) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_init_rank");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_destroy(cubridge_comm comm) {
+  clear_error();
+  return comm == nullptr ? CUBRIDGE_OK : CUBRIDGE_NO_NCCL("cubridge_comm_destroy");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_info(cubridge_comm comm, int*, int*, int*) {
+  clear_error();
+  if (comm == nullptr) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "cubridge_comm_info: argument 'comm' is NULL");
+  }
+  return CUBRIDGE_NO_NCCL("cubridge_comm_info");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_all_reduce(cubridge_comm, int, const void*, void*,
+                                                      size_t, int, cubridge_stream) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_all_reduce");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_broadcast(cubridge_comm, int, const void*, void*, size_t,
+                                                     int, cubridge_stream) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_broadcast");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_reduce_scatter(cubridge_comm, int, const void*, void*,
+                                                          size_t, int, cubridge_stream) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_reduce_scatter");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_all_gather(cubridge_comm, int, const void*, void*,
+                                                      size_t, cubridge_stream) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_all_gather");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_group_start(void) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_group_start");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_group_end(void) {
+  return CUBRIDGE_NO_NCCL("cubridge_comm_group_end");
+}
+
+}  // extern "C"
+
+#else  // CUDA build
+
+struct cubridge_comm_s {
+  ncclComm_t comm;
+  int rank;
+  int nranks;
+  int device;
+};
+
+namespace {
+
+static_assert(sizeof(ncclUniqueId) == CUBRIDGE_COMM_UNIQUE_ID_BYTES,
+              "cubridge_comm_unique_id must hold an ncclUniqueId");
+
+// Makes `device` current for the scope and restores the caller's device.
+class DeviceScope {
+ public:
+  ~DeviceScope() {
+    if (prev_ >= 0) (void)cudaSetDevice(prev_);
+  }
+  cubridge_status enter(const char* fn, int device) {
+    int current = 0;
+    CUBRIDGE_CUDA(fn, cudaGetDevice(&current));
+    if (current != device) {
+      CUBRIDGE_CUDA(fn, cudaSetDevice(device));
+      prev_ = current;
+    }
+    return CUBRIDGE_OK;
+  }
+
+ private:
+  int prev_ = -1;
+};
+
+// NCCL, or why not: the CPU backend, a CUDA backend without a usable device,
+// or no loadable libnccl.so.2.
+cubridge_status ready(const char* fn, const NcclApi** api) {
+  clear_error();
+  if (on_cpu()) {
+    return fail(CUBRIDGE_ERR_NO_DEVICE, "%s: NCCL not available on the CPU backend", fn);
+  }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  cubridge_status status = CUBRIDGE_OK;
+  *api = nccl(fn, &status);
+  return *api ? CUBRIDGE_OK : status;
+}
+
+cubridge_status check_comm(const char* fn, cubridge_comm comm) {
+  if (comm == nullptr) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'comm' is NULL", fn);
+  }
+  return CUBRIDGE_OK;
+}
+
+ncclDataType_t nccl_dtype(int dtype) {
+  switch (dtype) {
+    case CUBRIDGE_FLOAT32:
+      return ncclFloat32;
+    case CUBRIDGE_FLOAT64:
+      return ncclFloat64;
+    case CUBRIDGE_INT32:
+      return ncclInt32;
+    case CUBRIDGE_INT64:
+      return ncclInt64;
+    case CUBRIDGE_FLOAT16:
+      return ncclFloat16;
+    default:
+      return ncclBfloat16;
+  }
+}
+
+cubridge_status check_op(const char* fn, int op) {
+  if (cubridge_reduce_op_name(op) != nullptr) return CUBRIDGE_OK;
+  return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+              "%s: argument 'op' = %d is not a reduction (sum 0, prod 1, max 2, min 3)", fn, op);
+}
+
+// The array `name` (bytes long) must be device-accessible memory usable on
+// the comm's device: that device's memory, managed or pinned memory.
+cubridge_status check_array(const char* fn, const char* name, const void* p, size_t elems,
+                            size_t bytes, const cubridge_comm_s* c) {
+  CUBRIDGE_TRY(check_not_null(fn, name, p, elems));
+  if (bytes == 0) return CUBRIDGE_OK;
+  PtrInfo info;
+  CUBRIDGE_TRY(query_pointer(fn, name, p, &info));
+  switch (info.loc) {
+    case Loc::kPageable:
+      return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                  "%s: argument '%s' is pageable host memory; NCCL needs memory of the "
+                  "communicator's device %d (device, managed or pinned)",
+                  fn, name, c->device);
+    case Loc::kDevice:
+      if (info.device != c->device) {
+        return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                    "%s: argument '%s' is on device %d, the communicator (rank %d) is on device %d",
+                    fn, name, info.device, c->rank, c->device);
+      }
+      return CUBRIDGE_OK;
+    default:  // managed and pinned memory are reachable from every device
+      return CUBRIDGE_OK;
+  }
+}
+
+// `stream` (NULL: the device's default stream) must belong to the comm's device.
+cubridge_status check_stream(const char* fn, cubridge_stream stream, const cubridge_comm_s* c) {
+  cudaStream_t s = raw_stream(stream);
+  if (s == nullptr) return CUBRIDGE_OK;
+  int device = -1;
+  CUBRIDGE_CUDA(fn, cudaStreamGetDevice(s, &device));
+  if (device != c->device) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'stream' belongs to device %d, the communicator (rank %d) is on "
+                "device %d",
+                fn, device, c->rank, c->device);
+  }
+  return CUBRIDGE_OK;
+}
+
+// [a, a + na) and [b, b + nb) must be disjoint, or a must be exactly at
+// `in_place` (the position NCCL allows for in-place use).
+cubridge_status check_in_place(const char* fn, const void* send, size_t send_bytes,
+                               const void* recv, size_t recv_bytes, const void* in_place) {
+  if (send_bytes == 0 || recv_bytes == 0) return CUBRIDGE_OK;
+  uintptr_t s0 = reinterpret_cast<uintptr_t>(send), r0 = reinterpret_cast<uintptr_t>(recv);
+  if (s0 + send_bytes <= r0 || r0 + recv_bytes <= s0) return CUBRIDGE_OK;
+  if (send == in_place) return CUBRIDGE_OK;
+  return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+              "%s: arguments 'send' and 'recv' overlap but not in place (send must be disjoint "
+              "from recv, or be exactly this rank's part of it)",
+              fn);
+}
+
+// Checks shared by the collectives: comm, dtype, sizes, arrays and stream.
+// `send_elems` / `recv_elems` are the elements each array holds on this rank.
+struct Call {
+  const char* fn;
+  const NcclApi* api;
+  size_t size;  // bytes per element
+};
+
+cubridge_status begin(Call* call, cubridge_comm comm, int dtype, const void* send,
+                      size_t send_elems, const void* recv, size_t recv_elems, size_t count,
+                      cubridge_stream stream, bool send_needed) {
+  const char* fn = call->fn;
+  CUBRIDGE_TRY(ready(fn, &call->api));
+  CUBRIDGE_TRY(check_comm(fn, comm));
+  CUBRIDGE_TRY(check_dtype(fn, "dtype", dtype));
+  call->size = dtype_size(dtype);
+  CUBRIDGE_TRY(check_length(fn, count, call->size));
+  CUBRIDGE_TRY(check_length(fn, send_elems, call->size));
+  CUBRIDGE_TRY(check_length(fn, recv_elems, call->size));
+  if (send_needed) {
+    CUBRIDGE_TRY(check_array(fn, "send", send, send_elems, send_elems * call->size, comm));
+  }
+  CUBRIDGE_TRY(check_array(fn, "recv", recv, recv_elems, recv_elems * call->size, comm));
+  return check_stream(fn, stream, comm);
+}
+
+}  // namespace
+
+extern "C" {
+
+CUBRIDGE_API cubridge_status cubridge_nccl_version(int* version) {
+  clear_error();
+  if (!version) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "cubridge_nccl_version: argument 'version' is NULL");
+  }
+  *version = 0;
+  cubridge_status status = CUBRIDGE_OK;
+  const NcclApi* api = nccl("cubridge_nccl_version", &status);
+  if (api == nullptr) return status;
+  *version = api->version;
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_unique_id_create(cubridge_comm_unique_id* id) {
+  const char* fn = "cubridge_comm_unique_id_create";
+  const NcclApi* api;
+  CUBRIDGE_TRY(ready(fn, &api));
+  if (!id) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'id' is NULL", fn);
+  ncclUniqueId uid;
+  ncclResult_t r = api->GetUniqueId(&uid);
+  if (r != ncclSuccess) return fail_nccl(api, r, fn);
+  memcpy(id->bytes, &uid, sizeof uid);
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_init_all(int ndev, const int* devices,
+                                                    cubridge_comm* comms) {
+  const char* fn = "cubridge_comm_init_all";
+  const NcclApi* api;
+  CUBRIDGE_TRY(ready(fn, &api));
+  if (!comms) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'comms' is NULL", fn);
+  const int count = backend().device_count;
+  if (ndev < 1 || ndev > count) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'ndev' = %d must be between 1 and the %d visible device(s)", fn, ndev,
+                count);
+  }
+  int devs[64];
+  if (ndev > 64) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: more than 64 devices", fn);
+  for (int i = 0; i < ndev; ++i) {
+    devs[i] = devices ? devices[i] : i;
+    if (devs[i] < 0 || devs[i] >= count) {
+      return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                  "%s: devices[%d] = %d is not a device (%d visible)", fn, i, devs[i], count);
+    }
+    for (int j = 0; j < i; ++j) {
+      if (devs[j] == devs[i]) {
+        return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: device %d is listed twice", fn, devs[i]);
+      }
+    }
+  }
+  ncclComm_t raw[64];
+  cubridge_comm_s* wrapped[64] = {};
+  for (int i = 0; i < ndev; ++i) {
+    wrapped[i] = new (std::nothrow) cubridge_comm_s{nullptr, i, ndev, devs[i]};
+    if (wrapped[i] == nullptr) {
+      for (int j = 0; j < i; ++j) delete wrapped[j];
+      return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    }
+  }
+  ncclResult_t r;
+  {
+    DeviceScope scope;  // NCCL switches devices while it sets up
+    CUBRIDGE_TRY(scope.enter(fn, devs[0]));
+    r = api->CommInitAll(raw, ndev, devs);
+  }
+  if (r != ncclSuccess) {
+    for (int i = 0; i < ndev; ++i) delete wrapped[i];
+    return fail_nccl(api, r, fn);
+  }
+  for (int i = 0; i < ndev; ++i) {
+    wrapped[i]->comm = raw[i];
+    comms[i] = wrapped[i];
+  }
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_init_rank(const cubridge_comm_unique_id* id, int nranks,
+                                                     int rank, int device, cubridge_comm* comm) {
+  const char* fn = "cubridge_comm_init_rank";
+  const NcclApi* api;
+  CUBRIDGE_TRY(ready(fn, &api));
+  if (!id) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'id' is NULL", fn);
+  if (!comm) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'comm' is NULL", fn);
+  if (nranks < 1) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'nranks' = %d must be at least 1", fn,
+                nranks);
+  }
+  if (rank < 0 || rank >= nranks) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'rank' = %d must be in [0, nranks = %d)", fn, rank, nranks);
+  }
+  const int count = backend().device_count;
+  if (device == -1) CUBRIDGE_CUDA(fn, cudaGetDevice(&device));
+  if (device < 0 || device >= count) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'device' = %d is not a device (%d visible)", fn, device, count);
+  }
+  auto* c = new (std::nothrow) cubridge_comm_s{nullptr, rank, nranks, device};
+  if (c == nullptr) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  ncclUniqueId uid;
+  memcpy(&uid, id->bytes, sizeof uid);
+  ncclResult_t r;
+  {
+    DeviceScope scope;
+    cubridge_status st = scope.enter(fn, device);
+    if (st != CUBRIDGE_OK) {
+      delete c;
+      return st;
+    }
+    r = api->CommInitRank(&c->comm, nranks, uid, rank);
+  }
+  if (r != ncclSuccess) {
+    delete c;
+    return fail_nccl(api, r, fn);
+  }
+  *comm = c;
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_destroy(cubridge_comm comm) {
+  const char* fn = "cubridge_comm_destroy";
+  clear_error();
+  if (comm == nullptr) return CUBRIDGE_OK;
+  const NcclApi* api;
+  CUBRIDGE_TRY(ready(fn, &api));
+  ncclResult_t r;
+  {
+    DeviceScope scope;
+    CUBRIDGE_TRY(scope.enter(fn, comm->device));
+    r = api->CommDestroy(comm->comm);
+  }
+  delete comm;  // gone either way: NCCL frees what it can
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_info(cubridge_comm comm, int* rank, int* nranks,
+                                                int* device) {
+  const char* fn = "cubridge_comm_info";
+  clear_error();
+  CUBRIDGE_TRY(check_comm(fn, comm));
+  if (rank) *rank = comm->rank;
+  if (nranks) *nranks = comm->nranks;
+  if (device) *device = comm->device;
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_all_reduce(cubridge_comm comm, int dtype,
+                                                      const void* send, void* recv, size_t count,
+                                                      int op, cubridge_stream stream) {
+  Call call{"cubridge_comm_all_reduce", nullptr, 0};
+  CUBRIDGE_TRY(begin(&call, comm, dtype, send, count, recv, count, count, stream, true));
+  CUBRIDGE_TRY(check_op(call.fn, op));
+  CUBRIDGE_TRY(check_in_place(call.fn, send, count * call.size, recv, count * call.size, recv));
+  if (count == 0) return CUBRIDGE_OK;
+  DeviceScope scope;
+  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
+  ncclResult_t r =
+      call.api->AllReduce(send, recv, count, nccl_dtype(dtype), static_cast<ncclRedOp_t>(op),
+                          comm->comm, raw_stream(stream));
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_broadcast(cubridge_comm comm, int dtype,
+                                                     const void* send, void* recv, size_t count,
+                                                     int root, cubridge_stream stream) {
+  Call call{"cubridge_comm_broadcast", nullptr, 0};
+  if (comm != nullptr && (root < 0 || root >= comm->nranks)) {
+    clear_error();
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'root' = %d must be in [0, nranks = %d)", call.fn, root,
+                comm->nranks);
+  }
+  const bool is_root = comm != nullptr && comm->rank == root;
+  CUBRIDGE_TRY(begin(&call, comm, dtype, send, count, recv, count, count, stream, is_root));
+  if (is_root) {
+    CUBRIDGE_TRY(check_in_place(call.fn, send, count * call.size, recv, count * call.size, recv));
+  }
+  if (count == 0) return CUBRIDGE_OK;
+  DeviceScope scope;
+  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
+  ncclResult_t r = call.api->Broadcast(is_root ? send : recv, recv, count, nccl_dtype(dtype), root,
+                                       comm->comm, raw_stream(stream));
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_reduce_scatter(cubridge_comm comm, int dtype,
+                                                          const void* send, void* recv,
+                                                          size_t recv_count, int op,
+                                                          cubridge_stream stream) {
+  Call call{"cubridge_comm_reduce_scatter", nullptr, 0};
+  const size_t nranks = comm ? static_cast<size_t>(comm->nranks) : 1;
+  const size_t send_elems = recv_count <= SIZE_MAX / nranks ? recv_count * nranks : SIZE_MAX;
+  CUBRIDGE_TRY(
+      begin(&call, comm, dtype, send, send_elems, recv, recv_count, recv_count, stream, true));
+  CUBRIDGE_TRY(check_op(call.fn, op));
+  const void* in_place = static_cast<const char*>(send) + comm->rank * recv_count * call.size;
+  CUBRIDGE_TRY(check_in_place(call.fn, recv, recv_count * call.size, send, send_elems * call.size,
+                              in_place));
+  if (recv_count == 0) return CUBRIDGE_OK;
+  DeviceScope scope;
+  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
+  ncclResult_t r =
+      call.api->ReduceScatter(send, recv, recv_count, nccl_dtype(dtype),
+                              static_cast<ncclRedOp_t>(op), comm->comm, raw_stream(stream));
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_all_gather(cubridge_comm comm, int dtype,
+                                                      const void* send, void* recv,
+                                                      size_t send_count, cubridge_stream stream) {
+  Call call{"cubridge_comm_all_gather", nullptr, 0};
+  const size_t nranks = comm ? static_cast<size_t>(comm->nranks) : 1;
+  const size_t recv_elems = send_count <= SIZE_MAX / nranks ? send_count * nranks : SIZE_MAX;
+  CUBRIDGE_TRY(
+      begin(&call, comm, dtype, send, send_count, recv, recv_elems, send_count, stream, true));
+  const void* in_place = static_cast<const char*>(recv) + comm->rank * send_count * call.size;
+  CUBRIDGE_TRY(check_in_place(call.fn, send, send_count * call.size, recv, recv_elems * call.size,
+                              in_place));
+  if (send_count == 0) return CUBRIDGE_OK;
+  DeviceScope scope;
+  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
+  ncclResult_t r = call.api->AllGather(send, recv, send_count, nccl_dtype(dtype), comm->comm,
+                                       raw_stream(stream));
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_group_start(void) {
+  const char* fn = "cubridge_comm_group_start";
+  const NcclApi* api;
+  CUBRIDGE_TRY(ready(fn, &api));
+  ncclResult_t r = api->GroupStart();
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_group_end(void) {
+  const char* fn = "cubridge_comm_group_end";
+  const NcclApi* api;
+  CUBRIDGE_TRY(ready(fn, &api));
+  ncclResult_t r = api->GroupEnd();
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+}
+
+}  // extern "C"
+
+#endif  // CUBRIDGE_NO_CUDA

@@ -1,0 +1,180 @@
+// cubridge/comm.h without a GPU (CI) and, with one (--config=gpu), on every
+// visible device: argument checks, "NCCL not available" answers, the loader,
+// and the library still working after each refusal.
+#include "cubridge/comm.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+#include "cubridge/cubridge.h"
+
+namespace {
+
+std::string g_libnccl;  // runfiles path of the pinned wheel's libnccl.so.2 (argv[1])
+
+int Backend() {
+  int b = -1;
+  EXPECT_EQ(cubridge_get_backend(&b), CUBRIDGE_OK);
+  return b;
+}
+
+bool HasNccl() {
+  int v = 0;
+  return cubridge_nccl_version(&v) == CUBRIDGE_OK;
+}
+
+std::string LastError() { return cubridge_last_error(); }
+
+// The library still adds after a refused call.
+void ExpectHealthy() {
+  float a[3] = {1, 2, 3}, b[3] = {10, 20, 30}, out[3] = {};
+  ASSERT_EQ(cubridge_add(CUBRIDGE_FLOAT32, a, b, out, 3, nullptr), CUBRIDGE_OK)
+      << cubridge_last_error();
+  EXPECT_EQ(out[2], 33.0f);
+}
+
+TEST(Comm, ReduceOpNamesMatchNccl) {
+  EXPECT_STREQ(cubridge_reduce_op_name(CUBRIDGE_REDUCE_SUM), "sum");
+  EXPECT_STREQ(cubridge_reduce_op_name(CUBRIDGE_REDUCE_PROD), "prod");
+  EXPECT_STREQ(cubridge_reduce_op_name(CUBRIDGE_REDUCE_MAX), "max");
+  EXPECT_STREQ(cubridge_reduce_op_name(CUBRIDGE_REDUCE_MIN), "min");
+  EXPECT_EQ(cubridge_reduce_op_name(4), nullptr);
+  EXPECT_EQ(cubridge_reduce_op_name(-1), nullptr);
+  EXPECT_EQ(sizeof(cubridge_comm_unique_id), 128u);
+}
+
+TEST(Comm, VersionNullArgument) {
+  EXPECT_EQ(cubridge_nccl_version(nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(LastError().find("'version'"), std::string::npos) << LastError();
+}
+
+#if !defined(CUBRIDGE_NO_CUDA)
+// Runs before the loader has seen any path: the default search finds nothing
+// (the test environment has no NCCL on LD_LIBRARY_PATH), and says how to fix it.
+TEST(Comm, AAMissingLibraryIsAClearError) {
+  if (getenv("CUBRIDGE_NCCL_LIBRARY") != nullptr || HasNccl()) {
+    GTEST_SKIP() << "NCCL is installed on this machine's loader path";
+  }
+  int v = 123;
+  EXPECT_EQ(cubridge_nccl_version(&v), CUBRIDGE_ERR_DRIVER);
+  EXPECT_EQ(v, 0);
+  EXPECT_NE(LastError().find("NCCL not available"), std::string::npos) << LastError();
+  EXPECT_NE(LastError().find("pip install cubridge[nccl]"), std::string::npos) << LastError();
+  EXPECT_NE(LastError().find("libnccl.so.2"), std::string::npos) << LastError();
+  ExpectHealthy();
+}
+
+TEST(Comm, ABLoadsTheWheelLibraryFromAnExplicitPath) {
+  ASSERT_FALSE(g_libnccl.empty());
+  ASSERT_EQ(cubridge_nccl_set_library_path(g_libnccl.c_str()), CUBRIDGE_OK);
+  int v = 0;
+  ASSERT_EQ(cubridge_nccl_version(&v), CUBRIDGE_OK) << LastError();
+  EXPECT_EQ(v / 10000, 2);
+  EXPECT_GE(v, 21900);
+  // Loaded: the same path again is fine, another one is refused by name.
+  EXPECT_EQ(cubridge_nccl_set_library_path(g_libnccl.c_str()), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_nccl_set_library_path("/elsewhere/libnccl.so.2"),
+            CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(LastError().find("already loaded"), std::string::npos) << LastError();
+}
+#else
+TEST(Comm, NoCudaBuildHasNoNccl) {
+  int v = 1;
+  EXPECT_EQ(cubridge_nccl_version(&v), CUBRIDGE_ERR_DRIVER);
+  EXPECT_EQ(v, 0);
+  EXPECT_NE(LastError().find("NCCL not available"), std::string::npos) << LastError();
+}
+#endif
+
+TEST(Comm, CpuBackendRefusesEveryCall) {
+  if (Backend() != CUBRIDGE_BACKEND_CPU) GTEST_SKIP() << "CUDA backend";
+  cubridge_comm comms[2] = {};
+  cubridge_comm_unique_id id{};
+  float x[4] = {};
+  auto expect_refused = [](cubridge_status st, const char* fn) {
+    EXPECT_EQ(st, CUBRIDGE_ERR_NO_DEVICE) << fn;
+    EXPECT_NE(LastError().find("NCCL not available on the CPU backend"), std::string::npos)
+        << LastError();
+    EXPECT_NE(LastError().find(fn), std::string::npos) << LastError();
+  };
+  expect_refused(cubridge_comm_init_all(1, nullptr, comms), "cubridge_comm_init_all");
+  expect_refused(cubridge_comm_init_rank(&id, 1, 0, 0, comms), "cubridge_comm_init_rank");
+  expect_refused(cubridge_comm_unique_id_create(&id), "cubridge_comm_unique_id_create");
+  expect_refused(cubridge_comm_all_reduce(comms[0], CUBRIDGE_FLOAT32, x, x, 4, 0, nullptr),
+                 "cubridge_comm_all_reduce");
+  expect_refused(cubridge_comm_broadcast(comms[0], CUBRIDGE_FLOAT32, x, x, 4, 0, nullptr),
+                 "cubridge_comm_broadcast");
+  expect_refused(cubridge_comm_reduce_scatter(comms[0], CUBRIDGE_FLOAT32, x, x, 4, 0, nullptr),
+                 "cubridge_comm_reduce_scatter");
+  expect_refused(cubridge_comm_all_gather(comms[0], CUBRIDGE_FLOAT32, x, x, 4, nullptr),
+                 "cubridge_comm_all_gather");
+  expect_refused(cubridge_comm_group_start(), "cubridge_comm_group_start");
+  expect_refused(cubridge_comm_group_end(), "cubridge_comm_group_end");
+  EXPECT_EQ(comms[0], nullptr);
+  EXPECT_EQ(cubridge_comm_destroy(nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_comm_info(nullptr, nullptr, nullptr, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  ExpectHealthy();
+}
+
+// ---- with a GPU and NCCL (--config=gpu on the GPU host) ----------------------
+
+class CommGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (Backend() != CUBRIDGE_BACKEND_CUDA) GTEST_SKIP() << "needs the CUDA backend";
+    if (!HasNccl()) GTEST_SKIP() << "NCCL not loadable: " << LastError();
+    ASSERT_EQ(cubridge_device_count(&ndev_), CUBRIDGE_OK);
+  }
+  int ndev_ = 0;
+};
+
+TEST_F(CommGpu, ArgumentChecks) {
+  cubridge_comm comm = nullptr;
+  ASSERT_EQ(cubridge_comm_init_all(1, nullptr, &comm), CUBRIDGE_OK) << LastError();
+  int rank = -1, nranks = -1, device = -1;
+  ASSERT_EQ(cubridge_comm_info(comm, &rank, &nranks, &device), CUBRIDGE_OK);
+  EXPECT_EQ(rank, 0);
+  EXPECT_EQ(nranks, 1);
+  EXPECT_EQ(device, 0);
+  void* d = nullptr;
+  ASSERT_EQ(cubridge_malloc(CUBRIDGE_MEMORY_DEVICE, 64 * sizeof(float), &d), CUBRIDGE_OK);
+  float host[64] = {};
+  EXPECT_EQ(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, host, d, 64, 0, nullptr),
+            CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(LastError().find("pageable host memory"), std::string::npos) << LastError();
+  EXPECT_EQ(cubridge_comm_all_reduce(comm, 99, d, d, 64, 0, nullptr),
+            CUBRIDGE_ERR_UNSUPPORTED_DTYPE);
+  EXPECT_EQ(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, d, d, 64, 7, nullptr),
+            CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(cubridge_comm_broadcast(comm, CUBRIDGE_FLOAT32, d, d, 64, 1, nullptr),
+            CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, d, static_cast<float*>(d) + 1, 32, 0,
+                                     nullptr),
+            CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(LastError().find("overlap"), std::string::npos) << LastError();
+  EXPECT_EQ(cubridge_comm_init_all(ndev_ + 1, nullptr, &comm), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  // One rank: all_reduce is the identity, in place.
+  std::vector<float> v(64), back(64);
+  for (int i = 0; i < 64; ++i) v[i] = static_cast<float>(i);
+  ASSERT_EQ(cubridge_memcpy(d, v.data(), 64 * sizeof(float), nullptr), CUBRIDGE_OK);
+  ASSERT_EQ(
+      cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, d, d, 64, CUBRIDGE_REDUCE_SUM, nullptr),
+      CUBRIDGE_OK)
+      << LastError();
+  ASSERT_EQ(cubridge_memcpy(back.data(), d, 64 * sizeof(float), nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(back, v);
+  EXPECT_EQ(cubridge_free(CUBRIDGE_MEMORY_DEVICE, d), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_comm_destroy(comm), CUBRIDGE_OK) << LastError();
+  ExpectHealthy();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (argc > 1) g_libnccl = argv[1];
+  return RUN_ALL_TESTS();
+}
