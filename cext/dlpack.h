@@ -27,8 +27,6 @@ enum {
   kDLCPU = 1,
   kDLCUDA = 2,
   kDLCUDAHost = 3, /* pinned host memory */
-  kDLROCM = 10,
-  kDLROCMHost = 11,
   kDLCUDAManaged = 13
 };
 
@@ -78,5 +76,22 @@ typedef struct DLManagedTensorVersioned {
   uint64_t flags;
   DLTensor dl_tensor;
 } DLManagedTensorVersioned;
+
+/* Capsule names: unused, and renamed by the consumer once it owns the tensor. */
+#define CB_DL_VERSIONED "dltensor_versioned"
+#define CB_DL_LEGACY "dltensor"
+#define CB_DL_USED_VERSIONED "used_dltensor_versioned"
+#define CB_DL_USED_LEGACY "used_dltensor"
+
+/* Calls the deleter of a DLManagedTensor(Versioned), if it has one. */
+static inline void cb_dl_delete(void* dl, int versioned) {
+  if (versioned) {
+    DLManagedTensorVersioned* m = (DLManagedTensorVersioned*)dl;
+    if (m->deleter) m->deleter(m);
+  } else {
+    DLManagedTensor* m = (DLManagedTensor*)dl;
+    if (m->deleter) m->deleter(m);
+  }
+}
 
 #endif /* CUBRIDGE_CEXT_DLPACK_H_ */

@@ -1,25 +1,28 @@
-/* The dtype table as the extension sees it, and Python scalars from raw values. */
+/* Dtypes as Python spells them, read from the table of the module state. */
+#include "dtypes.h"
+
 #include <math.h>
 #include <string.h>
 
-#include "native.h"
+#include "dlpack.h"
+#include "errors.h"
 
-static const char* const cb_names[CB_NUM_DTYPES] = {"float32", "float64", "int32",
-                                                    "int64",   "float16", "bfloat16"};
-static const size_t cb_sizes[CB_NUM_DTYPES] = {4, 8, 4, 8, 2, 2};
-
-const char* cb_dtype_name(int dtype) {
-  return dtype >= 0 && dtype < CB_NUM_DTYPES ? cb_names[dtype] : NULL;
+const char* cb_dtype_list(const cb_state* st, char* buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < st->dtype_count && used < len; i++) {
+    const char* sep = i == 0 ? "" : i + 1 == st->dtype_count ? " and " : ", ";
+    int w = PyOS_snprintf(buf + used, len - used, "%s%s", sep, st->dtypes[i].name);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  return buf;
 }
 
-size_t cb_dtype_size(int dtype) {
-  return dtype >= 0 && dtype < CB_NUM_DTYPES ? cb_sizes[dtype] : 0;
-}
-
-int cb_dtype_from_object(PyObject* obj, const char* argname) {
+int cb_dtype_from_object(cb_state* st, PyObject* obj, const char* argname) {
   if (PyLong_Check(obj)) {
     long code = PyLong_AsLong(obj);
-    if (code >= 0 && code < CB_NUM_DTYPES) return (int)code;
+    if (code >= 0 && code < st->dtype_count) return (int)code;
     if (!PyErr_Occurred())
       PyErr_Format(PyExc_ValueError, "%s: unknown dtype code %ld", argname, code);
     return -1;
@@ -27,17 +30,75 @@ int cb_dtype_from_object(PyObject* obj, const char* argname) {
   if (PyUnicode_Check(obj)) {
     const char* s = PyUnicode_AsUTF8AndSize(obj, NULL);
     if (s == NULL) return -1;
-    for (int i = 0; i < CB_NUM_DTYPES; i++) {
-      if (strcmp(s, cb_names[i]) == 0) return i;
+    for (int i = 0; i < st->dtype_count; i++) {
+      if (strcmp(s, st->dtypes[i].name) == 0) return i;
     }
-    PyErr_Format(PyExc_TypeError,
-                 "%s: unsupported dtype '%s' (cubridge supports float32, float64, int32, int64, "
-                 "float16, bfloat16)",
-                 argname, s);
+    char list[256];
+    PyErr_Format(PyExc_TypeError, "%s: unsupported dtype '%s' (cubridge supports %s)", argname, s,
+                 cb_dtype_list(st, list, sizeof list));
     return -1;
   }
   cb_type_error(argname, "a dtype name such as 'float32'", obj);
   return -1;
+}
+
+static int cb_find(const cb_state* st, uint8_t dl_code, size_t size) {
+  for (int i = 0; i < st->dtype_count; i++) {
+    if (st->dtypes[i].dl_code == dl_code && st->dtypes[i].size == size) return i;
+  }
+  return -1;
+}
+
+int cb_dtype_from_format(const cb_state* st, const char* fmt, Py_ssize_t itemsize) {
+  if (fmt == NULL) fmt = "B";
+  if (*fmt == '@' || *fmt == '=' || *fmt == '<') fmt++;
+  if (fmt[0] == '\0' || fmt[1] != '\0' || itemsize <= 0) return -1;
+  uint8_t code;
+  switch (fmt[0]) {
+    case 'e':
+    case 'f':
+    case 'd':
+      code = kDLFloat;
+      break;
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+      code = kDLInt;
+      break;
+    default: /* unsigned and bool: cubridge has none of them today */
+      return -1;
+  }
+  int dtype = cb_find(st, code, (size_t)itemsize);
+  /* 'f' is 4 bytes, 'd' 8, 'e' 2: a format that disagrees with itemsize is refused. */
+  if (dtype >= 0 && code == kDLFloat && strcmp(st->dtypes[dtype].format, fmt) != 0) return -1;
+  return dtype;
+}
+
+int cb_dtype_from_typestr(const cb_state* st, const char* s) {
+  if (s[0] == '\0') return -1;
+  for (int i = 0; i < st->dtype_count; i++) {
+    const char* t = st->dtypes[i].typestr;
+    /* '<' (little-endian), '=' (native) and '|' (not applicable) all fit here. */
+    if (t[0] != '\0' && (s[0] == '<' || s[0] == '=' || s[0] == '|') && strcmp(s + 1, t + 1) == 0)
+      return i;
+  }
+  return -1;
+}
+
+int cb_dtype_from_dl(const cb_state* st, uint8_t code, uint8_t bits, uint16_t lanes) {
+  if (lanes != 1 || bits % 8 != 0) return -1;
+  return cb_find(st, code, bits / 8);
+}
+
+PyObject* cb_dtype_names(const cb_state* st) {
+  PyObject* t = PyTuple_New(st->dtype_count);
+  if (t == NULL) return NULL;
+  for (int i = 0; i < st->dtype_count; i++) {
+    PyTuple_SetItem(t, i, Py_NewRef(st->dtypes[i].name_obj));
+  }
+  return t;
 }
 
 static double cb_half_to_double(uint16_t h) {
@@ -60,45 +121,34 @@ static double cb_bfloat16_to_double(uint16_t h) {
   return (double)f;
 }
 
-PyObject* cb_type_error(const char* argname, const char* wanted, PyObject* got) {
-  PyObject* name = PyType_GetName(Py_TYPE(got));
-  if (name == NULL) return NULL;
-  PyErr_Format(PyExc_TypeError, "%s must be %s, got %U", argname, wanted, name);
-  Py_DECREF(name);
-  return NULL;
-}
-
-PyObject* cb_scalar_to_python(int dtype, const void* p) {
-  switch (dtype) {
-    case CUBRIDGE_FLOAT32: {
-      float f;
-      memcpy(&f, p, sizeof f);
-      return PyFloat_FromDouble((double)f);
-    }
-    case CUBRIDGE_FLOAT64: {
-      double d;
-      memcpy(&d, p, sizeof d);
-      return PyFloat_FromDouble(d);
-    }
-    case CUBRIDGE_INT32: {
-      int32_t i;
-      memcpy(&i, p, sizeof i);
-      return PyLong_FromLong((long)i);
-    }
-    case CUBRIDGE_INT64: {
-      int64_t i;
-      memcpy(&i, p, sizeof i);
-      return PyLong_FromLongLong((long long)i);
-    }
-    case CUBRIDGE_FLOAT16:
-    case CUBRIDGE_BFLOAT16: {
-      uint16_t h;
-      memcpy(&h, p, sizeof h);
-      return PyFloat_FromDouble(dtype == CUBRIDGE_FLOAT16 ? cb_half_to_double(h)
-                                                          : cb_bfloat16_to_double(h));
-    }
-    default:
-      PyErr_Format(PyExc_SystemError, "cubridge: bad result dtype %d", dtype);
-      return NULL;
+PyObject* cb_scalar_to_python(const cb_state* st, int dtype, const void* p) {
+  const cb_dtype_info* d = cb_dtype(st, dtype);
+  if (d != NULL && d->dl_code == kDLFloat && d->size == 4) {
+    float f;
+    memcpy(&f, p, sizeof f);
+    return PyFloat_FromDouble((double)f);
   }
+  if (d != NULL && d->dl_code == kDLFloat && d->size == 8) {
+    double v;
+    memcpy(&v, p, sizeof v);
+    return PyFloat_FromDouble(v);
+  }
+  if (d != NULL && (d->dl_code == kDLFloat || d->dl_code == kDLBfloat) && d->size == 2) {
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    return PyFloat_FromDouble(d->dl_code == kDLFloat ? cb_half_to_double(h)
+                                                     : cb_bfloat16_to_double(h));
+  }
+  if (d != NULL && d->dl_code == kDLInt && d->size == 4) {
+    int32_t i;
+    memcpy(&i, p, sizeof i);
+    return PyLong_FromLong((long)i);
+  }
+  if (d != NULL && d->dl_code == kDLInt && d->size == 8) {
+    int64_t i;
+    memcpy(&i, p, sizeof i);
+    return PyLong_FromLongLong((long long)i);
+  }
+  PyErr_Format(PyExc_SystemError, "cubridge: no Python scalar for result dtype %d", dtype);
+  return NULL;
 }

@@ -1,93 +1,127 @@
-/* cubridge.Error and its subclasses, one per cubridge_status. */
-#include "native.h"
+/* cubridge.Error and its subclasses. The statuses and their names come from the
+ * C ABI (cubridge_status_name); a class is the CamelCase name plus "Error"
+ * ("OUT_OF_MEMORY" -> OutOfMemoryError). Only what Python adds is listed here. */
+#include "errors.h"
 
-typedef struct {
+#include <ctype.h>
+#include <string.h>
+
+/* Python's view of some statuses: another class name, a builtin base, a doc. */
+static const struct {
   cubridge_status status;
-  const char* name; /* attribute name in the module */
+  const char* name;            /* NULL: derived from the status name */
+  cubridge_status subclass_of; /* CUBRIDGE_OK: of cubridge.Error */
   const char* doc;
-  PyObject* extra_base; /* builtin exception it also derives from, or NULL */
-  PyObject* type;
-} cb_error_class;
-
-static PyObject* cb_error_base; /* cubridge.Error */
-
-static cb_error_class cb_classes[] = {
-    {CUBRIDGE_ERR_INVALID_ARGUMENT, "InvalidArgumentError",
+} cb_python_extras[] = {
+    {CUBRIDGE_ERR_INVALID_ARGUMENT, NULL, CUBRIDGE_OK,
      "The library rejected an argument (also a ValueError)."},
-    {CUBRIDGE_ERR_UNSUPPORTED_DTYPE, "UnsupportedDtypeError",
+    {CUBRIDGE_ERR_UNSUPPORTED_DTYPE, NULL, CUBRIDGE_OK,
      "The dtype is unknown or not valid for the op (also a TypeError)."},
-    {CUBRIDGE_ERR_OUT_OF_MEMORY, "OutOfMemoryError",
+    {CUBRIDGE_ERR_OUT_OF_MEMORY, NULL, CUBRIDGE_OK,
      "Host, pinned, device or managed memory ran out (also a MemoryError)."},
-    {CUBRIDGE_ERR_NO_DEVICE, "NoDeviceError",
-     "The CUDA backend was asked for, but no GPU is visible."},
-    {CUBRIDGE_ERR_DRIVER, "DriverError", "The CUDA driver is missing or too old."},
-    {CUBRIDGE_ERR_LAUNCH_FAILED, "LaunchError", "A kernel failed to launch or run."},
-    {CUBRIDGE_ERR_CUDA, "CudaError", "Any other CUDA runtime error."},
-    {CUBRIDGE_ERR_CUDA_STICKY, "CudaStickyError",
+    {CUBRIDGE_ERR_LAUNCH_FAILED, "LaunchError", CUBRIDGE_OK, "A kernel failed to launch or run."},
+    {CUBRIDGE_ERR_CUDA_STICKY, NULL, CUBRIDGE_ERR_CUDA,
      "The CUDA context is corrupt; no more GPU work is possible in this process."},
-    {CUBRIDGE_ERR_INTERNAL, "InternalError", "A bug in cubridge; please report it."},
 };
-#define CB_NUM_CLASSES (sizeof(cb_classes) / sizeof(cb_classes[0]))
+#define CB_NUM_EXTRAS (sizeof cb_python_extras / sizeof cb_python_extras[0])
 
-static PyObject* cb_class_for(cubridge_status status) {
-  for (size_t i = 0; i < CB_NUM_CLASSES; i++) {
-    if (cb_classes[i].status == status) return cb_classes[i].type;
+static PyObject* cb_builtin_base(cubridge_status status) {
+  switch (status) {
+    case CUBRIDGE_ERR_INVALID_ARGUMENT:
+      return PyExc_ValueError;
+    case CUBRIDGE_ERR_UNSUPPORTED_DTYPE:
+      return PyExc_TypeError;
+    case CUBRIDGE_ERR_OUT_OF_MEMORY:
+      return PyExc_MemoryError;
+    default:
+      return NULL;
   }
-  return cb_error_base;
+}
+
+/* "OUT_OF_MEMORY" -> "OutOfMemoryError". */
+static void cb_class_name(const char* status_name, char* buf, size_t len) {
+  size_t j = 0;
+  int upper = 1;
+  for (const char* p = status_name; *p != '\0' && j + 6 < len; p++) {
+    if (*p == '_') {
+      upper = 1;
+      continue;
+    }
+    buf[j++] = (char)(upper ? toupper((unsigned char)*p) : tolower((unsigned char)*p));
+    upper = 0;
+  }
+  strcpy(buf + j, "Error");
 }
 
 static PyObject* cb_make_class(const char* name, const char* doc, PyObject* bases) {
-  char qualified[64];
+  char qualified[96];
   PyOS_snprintf(qualified, sizeof qualified, "cubridge.%s", name);
   return PyErr_NewExceptionWithDoc(qualified, doc, bases, NULL);
 }
 
-int cb_errors_init(PyObject* module) {
-  cb_classes[0].extra_base = PyExc_ValueError;
-  cb_classes[1].extra_base = PyExc_TypeError;
-  cb_classes[2].extra_base = PyExc_MemoryError;
-  cb_error_base = cb_make_class("Error",
-                                "Base class of the errors the cubridge library reports. "
-                                "`status` holds the C status code, `status_name` its name.",
-                                NULL);
-  if (cb_error_base == NULL) return -1;
-  Py_INCREF(cb_error_base);
-  if (PyModule_AddObject(module, "Error", cb_error_base) < 0) return -1;
-  PyObject* cuda_error = NULL;
-  for (size_t i = 0; i < CB_NUM_CLASSES; i++) {
-    cb_error_class* c = &cb_classes[i];
-    PyObject* first = c->status == CUBRIDGE_ERR_CUDA_STICKY ? cuda_error : cb_error_base;
-    PyObject* bases =
-        c->extra_base ? PyTuple_Pack(2, first, c->extra_base) : PyTuple_Pack(1, first);
-    if (bases == NULL) return -1;
-    c->type = cb_make_class(c->name, c->doc, bases);
-    Py_DECREF(bases);
-    if (c->type == NULL) return -1;
-    if (c->status == CUBRIDGE_ERR_CUDA) cuda_error = c->type;
-    Py_INCREF(c->type);
-    if (PyModule_AddObject(module, c->name, c->type) < 0) return -1;
+static int cb_add_class(PyObject* module, cb_state* st, int status) {
+  const char* status_name = cubridge_status_name(status);
+  char name[64], doc[160];
+  cb_class_name(status_name, name, sizeof name);
+  PyOS_snprintf(doc, sizeof doc, "The library reported status %s.", status_name);
+  cubridge_status parent = CUBRIDGE_OK;
+  const char* doc_text = doc;
+  for (size_t i = 0; i < CB_NUM_EXTRAS; i++) {
+    if ((int)cb_python_extras[i].status != status) continue;
+    if (cb_python_extras[i].name != NULL) strcpy(name, cb_python_extras[i].name);
+    parent = cb_python_extras[i].subclass_of;
+    doc_text = cb_python_extras[i].doc;
+  }
+  PyObject* first =
+      parent != CUBRIDGE_OK && st->errors[parent] ? st->errors[parent] : st->error_base;
+  PyObject* extra = cb_builtin_base((cubridge_status)status);
+  PyObject* bases = extra ? PyTuple_Pack(2, first, extra) : PyTuple_Pack(1, first);
+  if (bases == NULL) return -1;
+  st->errors[status] = cb_make_class(name, doc_text, bases);
+  Py_DECREF(bases);
+  if (st->errors[status] == NULL) return -1;
+  return PyModule_AddObjectRef(module, name, st->errors[status]);
+}
+
+int cb_errors_init(PyObject* module, cb_state* st) {
+  st->error_base = cb_make_class("Error",
+                                 "Base class of the errors the cubridge library reports. "
+                                 "`status` holds the C status code, `status_name` its name.",
+                                 NULL);
+  if (st->error_base == NULL || PyModule_AddObjectRef(module, "Error", st->error_base) < 0)
+    return -1;
+  /* Parents first: a status may name a lower-numbered one as its parent. */
+  for (int status = 1; status < st->status_count; status++) {
+    if (cb_add_class(module, st, status) < 0) return -1;
   }
   return 0;
 }
 
-PyObject* cb_raise_status(cubridge_status status) {
+PyObject* cb_raise_status(cb_state* st, cubridge_status status) {
   const char* msg = cubridge_last_error();
   if (msg == NULL || msg[0] == '\0') msg = cubridge_status_name((int)status);
-  PyObject* type = cb_class_for(status);
+  PyObject* type = (int)status > 0 && (int)status < st->status_count && st->errors[status]
+                       ? st->errors[status]
+                       : st->error_base;
   PyObject* exc = PyObject_CallFunction(type, "s", msg);
   if (exc == NULL) return NULL;
   PyObject* code = PyLong_FromLong((long)status);
   PyObject* name = PyUnicode_FromString(cubridge_status_name((int)status));
-  if (code == NULL || name == NULL || PyObject_SetAttrString(exc, "status", code) < 0 ||
-      PyObject_SetAttrString(exc, "status_name", name) < 0) {
-    Py_XDECREF(code);
-    Py_XDECREF(name);
-    Py_DECREF(exc);
-    return NULL;
-  }
-  Py_DECREF(code);
-  Py_DECREF(name);
-  PyErr_SetObject(type, exc);
+  int rc = code == NULL || name == NULL || PyObject_SetAttrString(exc, "status", code) < 0 ||
+                   PyObject_SetAttrString(exc, "status_name", name) < 0
+               ? -1
+               : 0;
+  Py_XDECREF(code);
+  Py_XDECREF(name);
+  if (rc == 0) PyErr_SetObject(type, exc);
   Py_DECREF(exc);
+  return NULL;
+}
+
+PyObject* cb_type_error(const char* argname, const char* wanted, PyObject* got) {
+  PyObject* name = PyType_GetName(Py_TYPE(got));
+  if (name == NULL) return NULL;
+  PyErr_Format(PyExc_TypeError, "%s must be %s, got %U", argname, wanted, name);
+  Py_DECREF(name);
   return NULL;
 }

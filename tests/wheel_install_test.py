@@ -50,3 +50,17 @@ def test_wheel_installs_and_runs_in_another_python(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("ok "), result.stdout
     print(result.stdout)
+
+
+def test_wheel_declares_the_nccl_extra():
+    """`pip install cubridge[nccl]` pulls the NCCL wheel the build pins; plain
+    `pip install cubridge` does not (NCCL is loaded at run time when present)."""
+    import zipfile
+
+    wheel = pathlib.Path(os.environ["CUBRIDGE_WHEEL"]).resolve()
+    with zipfile.ZipFile(wheel) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        lines = zf.read(name).decode().split("\n\n", 1)[0].splitlines()
+    assert "Provides-Extra: nccl" in lines
+    requires = [l for l in lines if l.startswith("Requires-Dist: ")]
+    assert requires == ['Requires-Dist: nvidia-nccl-cu13==2.28.9; extra == "nccl"'], requires

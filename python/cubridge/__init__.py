@@ -20,8 +20,10 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from . import _native
+from ._comm import Comm
 from ._creation import asarray, empty, from_numpy, full, zeros
 from ._dtypes import DTYPES
 from ._native import (
@@ -95,8 +97,34 @@ def mem_info() -> tuple[int, int]:
     return _native.mem_info()
 
 
+def memory_stats(device: Optional[int] = None) -> dict[str, int]:
+    """Counters of the library's device memory pool on ``device`` (``None``: current).
+
+    ``in_use_bytes`` (handed out, not yet freed), ``reserved_bytes`` (held from the
+    driver: in use plus cached), ``peak_in_use_bytes``, ``alloc_count``, ``free_count``.
+    Every Array of ``memory="device"`` and every new result comes from this pool; a freed
+    block is reused by the next allocation on its stream without ``cudaMalloc``.
+
+    >>> import cubridge
+    >>> s = cubridge.memory_stats()
+    >>> a = cubridge.empty(1000, "float32")
+    >>> cubridge.memory_stats()["in_use_bytes"] - s["in_use_bytes"]
+    4000
+    """
+    return _native.memory_stats(device)
+
+
+def empty_cache(device: Optional[int] = None) -> None:
+    """Return the pool's cached, unused memory to the driver (``None``: every device).
+
+    Waits for the device's queued work first. Arrays in use are not touched.
+    """
+    _native.empty_cache(device)
+
+
 __all__ = [
     "Array",
+    "Comm",
     "CudaError",
     "CudaStickyError",
     "DTYPES",
@@ -121,11 +149,13 @@ __all__ = [
     "div",
     "dot",
     "empty",
+    "empty_cache",
     "fill",
     "from_numpy",
     "full",
     "max",
     "mem_info",
+    "memory_stats",
     "min",
     "mul",
     "scale",

@@ -5,26 +5,36 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from . import _native
-from ._dtypes import dtype_name
+from ._dtypes import DTYPES, dtype_name
 from ._ops import Scalar, Stream
 
 Array = _native.Array
 Shape = Union[int, Sequence[int]]
 
 
-def empty(shape: Shape, dtype: Any = "float32", *, memory: str = "device") -> Array:
+Device = Optional[int]
+
+
+def empty(
+    shape: Shape, dtype: Any = "float32", *, memory: str = "device", device: Device = None
+) -> Array:
     """A new uninitialised Array.
 
-    ``memory`` is ``"device"`` (``cudaMalloc``), ``"managed"`` (``cudaMallocManaged``:
-    host and device may touch it) or ``"pinned"`` (``cudaMallocHost``: page-locked host
-    memory). On the CPU backend all three are ordinary host memory.
+    ``memory`` is ``"device"`` (the library's caching, stream-ordered pool on the GPU:
+    freed blocks are reused without ``cudaMalloc``/``cudaFree``), ``"managed"``
+    (``cudaMallocManaged``: host and device may touch it) or ``"pinned"`` (page-locked
+    host memory, cached). On the CPU backend all three are ordinary host memory.
+    ``device`` is the GPU's index (``None``: the current device); the CPU backend has
+    one device, 0.
 
     >>> import cubridge
     >>> a = cubridge.empty((2, 3), "int32")
     >>> a.shape, a.dtype, a.strides, a.memory
     ((2, 3), 'int32', (12, 4), 'device')
+    >>> a.device
+    0
     """
-    return _native.Array(shape, dtype_name(dtype), memory)
+    return _native.Array(shape, dtype_name(dtype), memory, device)
 
 
 def full(
@@ -33,6 +43,7 @@ def full(
     dtype: Any = "float32",
     *,
     memory: str = "device",
+    device: Device = None,
     stream: Stream = None,
 ) -> Array:
     """A new Array with every element ``value`` (filled on ``stream``).
@@ -41,7 +52,7 @@ def full(
     >>> cubridge.full(3, 2.5).to_numpy()
     array([2.5, 2.5, 2.5], dtype=float32)
     """
-    a = empty(shape, dtype, memory=memory)
+    a = empty(shape, dtype, memory=memory, device=device)
     _native.fill(a, value, stream)
     return a
 
@@ -51,6 +62,7 @@ def zeros(
     dtype: Any = "float32",
     *,
     memory: str = "device",
+    device: Device = None,
     stream: Stream = None,
 ) -> Array:
     """A new Array of zeros.
@@ -60,7 +72,7 @@ def zeros(
     array([[0, 0],
            [0, 0]])
     """
-    return full(shape, 0, dtype, memory=memory, stream=stream)
+    return full(shape, 0, dtype, memory=memory, device=device, stream=stream)
 
 
 def asarray(
@@ -70,13 +82,16 @@ def asarray(
     memory: str = "device",
     copy: Optional[bool] = None,
     stream: Stream = None,
+    device: Device = None,
 ) -> Array:
-    """``obj`` as a :class:`cubridge.Array` in ``memory``.
+    """``obj`` as a :class:`cubridge.Array` in ``memory`` on ``device``.
 
-    An Array already in ``memory`` with the dtype asked for is returned as is (unless
-    ``copy=True``); anything else is copied: arrays of any library (buffer protocol,
-    DLPack, CUDA array interface), and lists or scalars (through NumPy). A non-contiguous
-    NumPy array is made contiguous first. ``copy=False`` raises instead of copying.
+    An Array already in ``memory`` (and on ``device``, when given) with the dtype asked
+    for is returned as is (unless ``copy=True``); anything else is copied: arrays of any
+    library (buffer protocol, DLPack, CUDA array interface), and lists or scalars
+    (through NumPy). A non-contiguous NumPy array is made contiguous first.
+    ``copy=False`` raises instead of copying. ``device=None`` keeps device memory on its
+    device and puts host data on the current device.
 
     >>> import numpy as np, cubridge
     >>> a = cubridge.asarray(np.array([[1, 2], [3, 4]], np.int32))
@@ -88,14 +103,21 @@ def asarray(
     array([1., 2.], dtype=float16)
     """
     name = None if dtype is None else dtype_name(dtype)
-    if isinstance(obj, Array) and obj.memory == memory and name in (None, obj.dtype):
+    if (
+        isinstance(obj, Array)
+        and obj.memory == memory
+        and name in (None, obj.dtype)
+        and device in (None, obj.device)
+    ):
         if copy:
             return obj.copy()
         return obj
     if copy is False:
         raise ValueError(
             "asarray(copy=False): obj is not a cubridge.Array in "
-            f"{memory!r} memory of dtype {name or 'its own'}; a copy is needed"
+            f"{memory!r} memory of dtype {name or 'its own'}"
+            + ("" if device is None else f" on device {device}")
+            + "; a copy is needed"
         )
     if not isinstance(obj, Array) and not _is_array_like(obj):
         import numpy as np
@@ -106,24 +128,26 @@ def asarray(
 
         if not obj.flags.c_contiguous:
             obj = np.ascontiguousarray(obj)
-        if obj.dtype.name not in ("float32", "float64", "int32", "int64", "float16"):
+        if obj.dtype.name not in DTYPES:
             default = _default_for(obj.dtype)  # raises for dtypes with no lossless conversion
             obj = obj.astype(name or default)
-    result = _native.copy(obj, memory, stream)
+    result = _native.copy(obj, memory, stream, device)
     if name is not None and result.dtype != name:
-        converted = empty(result.shape, name, memory=memory)
+        converted = empty(result.shape, name, memory=memory, device=result.device)
         result = _native.astype(result, name, converted, stream)
     return result
 
 
-def from_numpy(a: Any, *, memory: str = "device", stream: Stream = None) -> Array:
+def from_numpy(
+    a: Any, *, memory: str = "device", stream: Stream = None, device: Device = None
+) -> Array:
     """A copy of the NumPy array ``a`` in a new Array (always a copy).
 
     >>> import numpy as np, cubridge
     >>> cubridge.from_numpy(np.arange(3.0)).to_numpy()
     array([0., 1., 2.])
     """
-    return asarray(a, memory=memory, copy=True, stream=stream)
+    return asarray(a, memory=memory, copy=True, stream=stream, device=device)
 
 
 def _is_array_like(obj: Any) -> bool:

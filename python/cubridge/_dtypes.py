@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-#: Every element type the kernels take, in the order of the C ABI's enum.
-DTYPES: tuple[str, ...] = (
-    "float32",
-    "float64",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-)
+from . import _native
+
+#: Every element type the kernels take, in the order of the C ABI's enum (read from
+#: the library at import: ``cubridge_dtype_name(0 .. cubridge_dtype_count() - 1)``).
+DTYPES: tuple[str, ...] = _native.DTYPES
 
 _ALIASES = {"float": "float64", "int": "int64", "half": "float16", "double": "float64"}
 

@@ -11,7 +11,9 @@ same shape (no broadcasting); ``out`` must match too. Integer arithmetic wraps a
 ``out=None`` allocates the result next to the first argument: host inputs give a
 ``numpy.ndarray``, a :class:`cubridge.Array` gives an Array of the same memory kind, and
 device arrays of other libraries give a device :class:`cubridge.Array` (import it
-zero-copy with ``cupy.from_dlpack`` / ``torch.from_dlpack``).
+zero-copy with ``cupy.from_dlpack`` / ``torch.from_dlpack``). Device results come from the
+library's caching pool on the op's stream and device (see :func:`cubridge.memory_stats`).
+Arrays on two devices in one call are an :class:`InvalidArgumentError` naming both.
 
 ``stream``: ``None`` (default stream), an int ``cudaStream_t``, or an object with
 ``__cuda_stream__``, ``.ptr`` (CuPy) or ``.cuda_stream`` (torch). Device work is

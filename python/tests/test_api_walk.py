@@ -151,6 +151,13 @@ BAD_MEMORY = [
     ("None", lambda: None, (TypeError, ValueError), "memory"),
     ("int", lambda: 1, (TypeError, ValueError), "memory"),
 ]
+BAD_DEVICES = [
+    ("str", lambda: "cuda:0", TypeError, "device must be"),
+    ("float", lambda: 0.5, TypeError, "device must be"),
+    ("bool", lambda: True, TypeError, "device must be"),
+    ("negative", lambda: -1, ValueError, "device"),
+    ("absent", lambda: 4096, ValueError, "4096"),  # the library names the device
+]
 ROLES = {
     "in": BAD_ARRAYS + MISMATCHED,  # an operand among others
     "in1": BAD_ARRAYS,  # the only array input: any length, dtype, rank will do
@@ -162,6 +169,7 @@ ROLES = {
     "dtype": BAD_DTYPES,
     "shape": BAD_SHAPES,
     "memory": BAD_MEMORY,
+    "device": BAD_DEVICES,
 }
 
 # name -> (good arguments as a function of fresh values, roles: arg name -> role).
@@ -214,11 +222,17 @@ API: dict[str, tuple[Callable[[], dict[str, Any]], dict[str, str]]] = {
     "dot": (lambda: dict(x=f32(), y=f32()), {"x": "in", "y": "in", "stream": "stream"}),
     "empty": (
         lambda: dict(shape=N, dtype="float32", memory="device"),
-        {"shape": "shape", "dtype": "dtype", "memory": "memory"},
+        {"shape": "shape", "dtype": "dtype", "memory": "memory", "device": "device"},
     ),
     "zeros": (
         lambda: dict(shape=N, dtype="float32", memory="device"),
-        {"shape": "shape", "dtype": "dtype", "memory": "memory", "stream": "stream"},
+        {
+            "shape": "shape",
+            "dtype": "dtype",
+            "memory": "memory",
+            "device": "device",
+            "stream": "stream",
+        },
     ),
     "full": (
         lambda: dict(shape=N, value=1.0, dtype="float32", memory="device"),
@@ -227,17 +241,20 @@ API: dict[str, tuple[Callable[[], dict[str, Any]], dict[str, str]]] = {
             "value": "scalar",
             "dtype": "dtype",
             "memory": "memory",
+            "device": "device",
             "stream": "stream",
         },
     ),
     "asarray": (
         lambda: dict(obj=f32(), memory="device"),
-        {"memory": "memory", "dtype": "dtype", "stream": "stream"},
+        {"memory": "memory", "dtype": "dtype", "device": "device", "stream": "stream"},
     ),
     "from_numpy": (
         lambda: dict(a=f32(), memory="device"),
-        {"memory": "memory", "stream": "stream"},
+        {"memory": "memory", "device": "device", "stream": "stream"},
     ),
+    "memory_stats": (lambda: dict(), {"device": "device"}),
+    "empty_cache": (lambda: dict(), {"device": "device"}),
     "synchronize": (lambda: dict(), {"stream": "stream"}),
     # No arguments: only the good call and the keep-working check.
     "backend": (lambda: dict(), {}),

@@ -90,8 +90,10 @@ class FakeTensor:
         dtype: Optional[tuple[int, int, int]] = None,
         strides: bool = False,
         major: int = 1,
+        shape: Optional[tuple[int, ...]] = None,
     ) -> None:
         self.array = array
+        self.shape = shape
         self.versioned = versioned
         self.device = device
         self.flags = flags
@@ -100,9 +102,11 @@ class FakeTensor:
         self.major = major
         self.deleted = 0
         self.calls: list[dict[str, Any]] = []
+        self.device_calls = 0
         self._keep: list[Any] = []
 
     def __dlpack_device__(self) -> tuple[int, int]:
+        self.device_calls += 1
         return self.device
 
     def __dlpack__(self, **kwargs: Any) -> Any:
@@ -112,14 +116,15 @@ class FakeTensor:
                 "__dlpack__() got an unexpected keyword argument 'max_version'"
             )
         a = self.array
-        shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+        dims = a.shape if self.shape is None else self.shape
+        shape = (ctypes.c_int64 * max(len(dims), 1))(*dims)
         strides = (ctypes.c_int64 * max(a.ndim, 1))(
             *[s // a.itemsize for s in a.strides]
         )
         t = DLTensor(
             a.ctypes.data,
             DLDevice(*self.device),
-            a.ndim,
+            len(dims),
             DLDataType(*self.dtype),
             shape,
             strides if self.strides else None,
@@ -196,6 +201,52 @@ def test_dlpack_bad_dtypes_and_devices() -> None:
         cubridge.sum(FakeTensor(a, device=(10, 0)))
     with pytest.raises(BufferError, match="version 2"):
         cubridge.sum(FakeTensor(a, major=2))
+
+
+@pytest.mark.parametrize(
+    "shape,message",
+    [
+        ((-3,), "negative dimension"),
+        ((2, -1), "negative dimension"),
+        ((2**40, 2**40), "too large"),
+        ((1,) * 65, "at most 64"),
+    ],
+)
+def test_dlpack_shapes_are_validated(shape: tuple[int, ...], message: str) -> None:
+    # The same validator as every other protocol: nothing is read from a bad shape.
+    t = FakeTensor(np.ones(4, np.float32), shape=shape)
+    with pytest.raises(ValueError, match=message):
+        cubridge.sum(t)
+    assert t.deleted == 1
+
+
+def test_dlpack_device_is_asked_once() -> None:
+    t = FakeTensor(np.arange(4.0))
+    assert cubridge.sum(t) == 6.0
+    assert t.device_calls == 1 and len(t.calls) == 1
+
+    class DeviceBuffer(np.ndarray):
+        """A buffer-protocol object whose producer says it lives on a GPU."""
+
+        device_calls = 0
+
+        def __dlpack_device__(self) -> tuple[int, int]:
+            DeviceBuffer.device_calls += 1
+            return (13, 0)  # managed: readable on the CPU backend too
+
+        def __dlpack__(self, **kwargs: Any) -> Any:
+            assert kwargs.pop("stream") == 1  # a CUDA producer gets the stream
+            return self.view(np.ndarray).__dlpack__(**kwargs)
+
+    d = np.arange(4.0).view(DeviceBuffer)
+    assert cubridge.sum(d) == 6.0
+    assert DeviceBuffer.device_calls == 1
+
+
+def test_cai_shapes_are_validated() -> None:
+    for shape, message in (((-2,), "negative dimension"), ((2**40, 2**40), "too large")):
+        with pytest.raises(ValueError, match=message):
+            cubridge.sum(FakeCAI(np.ones(4), shape=shape))
 
 
 def test_dlpack_bfloat16_input() -> None:

@@ -1,0 +1,55 @@
+/* cubridge.Array as C sees it: the struct, making one, copying one, and the
+ * ordering of work on it. The Python type lives in array_type.c. */
+#ifndef CUBRIDGE_CEXT_ARRAY_H_
+#define CUBRIDGE_CEXT_ARRAY_H_
+
+#include "state.h"
+
+typedef struct cb_array {
+  PyObject_HEAD void* ptr; /* from cubridge_malloc_async */
+  int kind;                /* cubridge_memory: DEVICE, MANAGED or PINNED */
+  int dtype;               /* cubridge_dtype */
+  int ndim;
+  int device;        /* device index (0 on the CPU backend) */
+  Py_ssize_t* shape; /* ndim entries, then ndim byte strides */
+  Py_ssize_t* strides;
+  size_t n;
+  size_t nbytes;
+  /* Stream ordering (CUDA backend). The allocation counts as a write. */
+  int pending;            /* a write may still be in flight ... */
+  uintptr_t write_stream; /* ... on this stream (0: the default stream) */
+  cubridge_event event;   /* when live: completes after every recorded use */
+  int event_live;
+  uintptr_t event_stream; /* where the event was last recorded */
+} cb_array;
+
+static inline int cb_is_array(const cb_state* st, PyObject* obj) {
+  return Py_IS_TYPE(obj, st->array_type);
+}
+/* A new uninitialised Array of `kind` on `device` (-1: the stream's, else the
+ * caller's), allocated stream-ordered on `stream` (handle `stream_handle`):
+ * cubridge_malloc_async, the library's caching pool. */
+cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, int kind,
+                       int device, uintptr_t stream_handle, cubridge_stream stream);
+/* A new Array of `kind` holding a copy of `self` (on the default stream). */
+cb_array* cb_array_copy(cb_state* st, cb_array* self, int kind);
+/* Gives the memory back to the pool once its uses are done (the type's dealloc). */
+void cb_array_free_memory(cb_array* self);
+/* 'device' | 'managed' | 'pinned' -> CUBRIDGE_MEMORY_*; -1 with ValueError. */
+int cb_parse_memory(const cb_state* st, PyObject* obj);
+/* A device argument: None (-1: the current device) or an index >= 0 that the
+ * library accepts; -2 with an error. */
+int cb_parse_device(cb_state* st, PyObject* obj);
+/* True when the host may read the Array's memory directly. */
+int cb_array_host_accessible(cb_state* st, const cb_array* self);
+/* Orders the pending write of the Array before its next use: by the host
+ * (`for_host`: waits for that write only), or by work on the stream `consumer`
+ * (that stream waits for an event; the host does not). */
+int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consumer);
+/* After a call on `stream` (handle `handle`): the Array was read, or written. */
+void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream,
+                   int written);
+/* The (device_type, device_id) DLPack gives for the Array. */
+void cb_array_dldevice(cb_state* st, const cb_array* self, int32_t* type, int32_t* id);
+
+#endif /* CUBRIDGE_CEXT_ARRAY_H_ */

@@ -1,0 +1,102 @@
+/* __cuda_array_interface__ into the array view. */
+#include "cai_import.h"
+
+#include "dtypes.h"
+
+static int cb_int64_tuple(PyObject* t, const char* what, const cb_view* v, int64_t* out, int* len) {
+  if (!PyTuple_Check(t) || PyTuple_Size(t) > CB_MAX_NDIM) {
+    PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ '%s' is not a tuple of ints",
+                 v->name, what);
+    return -1;
+  }
+  *len = (int)PyTuple_Size(t);
+  for (int i = 0; i < *len; i++) {
+    out[i] = PyLong_AsLongLong(PyTuple_GetItem(t, i));
+    if (out[i] == -1 && PyErr_Occurred()) return -1;
+  }
+  return 0;
+}
+
+int cb_import_cai(const cb_state* st, PyObject* obj, PyObject* d, cb_view* v, uintptr_t* stream) {
+  *stream = 0;
+  v->keep = Py_NewRef(d);
+  if (!PyDict_Check(d)) {
+    PyErr_Format(PyExc_TypeError, "%s.__cuda_array_interface__ is not a dict", v->name);
+    return -1;
+  }
+  PyObject* shape = PyDict_GetItemWithError(d, st->s_shape); /* borrowed */
+  PyObject* typestr = shape ? PyDict_GetItemWithError(d, st->s_typestr) : NULL;
+  PyObject* data = typestr ? PyDict_GetItemWithError(d, st->s_data) : NULL;
+  if (data == NULL || !PyUnicode_Check(typestr) || !PyTuple_Check(data) ||
+      PyTuple_Size(data) != 2) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_ValueError,
+                   "%s: __cuda_array_interface__ lacks a valid shape, typestr or data", v->name);
+    return -1;
+  }
+  PyObject* mask = PyDict_GetItemWithError(d, st->s_mask);
+  if (mask != NULL && mask != Py_None) {
+    PyErr_Format(PyExc_ValueError, "%s: masked CUDA arrays are not supported", v->name);
+    return -1;
+  }
+  if (PyErr_Occurred() || cb_int64_tuple(shape, "shape", v, v->shape, &v->ndim) < 0) return -1;
+  const char* ts = PyUnicode_AsUTF8AndSize(typestr, NULL);
+  if (ts == NULL) return -1;
+  v->dtype = cb_dtype_from_typestr(st, ts);
+  if (v->dtype < 0) {
+    /* torch exports bfloat16 as typestr "<V2" (NumPy has no bfloat16). */
+    if (ts[0] != '\0' && ts[1] == 'V' && PyObject_HasAttr(obj, st->s_dlpack)) return CB_TRY_DLPACK;
+    PyOS_snprintf(v->dtype_desc, sizeof v->dtype_desc, "(typestr '%.20s')", ts);
+  }
+  PyObject* strides = PyDict_GetItemWithError(d, st->s_strides);
+  if (strides != NULL && strides != Py_None) {
+    int n;
+    if (cb_int64_tuple(strides, "strides", v, v->strides, &n) < 0) return -1;
+    if (n != v->ndim) {
+      PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ strides do not match shape",
+                   v->name);
+      return -1;
+    }
+    const cb_dtype_info* info = cb_dtype(st, v->dtype);
+    if (info != NULL) { /* else the validator refuses the dtype first */
+      v->has_strides = 1;
+      int64_t size = (int64_t)info->size;
+      for (int i = 0; i < n; i++)
+        v->strides[i] = v->strides[i] % size == 0 ? v->strides[i] / size : CB_BAD_STRIDE;
+    }
+  } else if (PyErr_Occurred()) {
+    return -1;
+  }
+  v->data = PyLong_AsVoidPtr(PyTuple_GetItem(data, 0));
+  if (v->data == NULL && PyErr_Occurred()) return -1;
+  v->readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
+  if (v->readonly < 0) return -1;
+  /* The interface says nothing of the kind of memory: device unless the
+   * runtime says otherwise (managed memory, for instance). */
+  v->memory = CUBRIDGE_MEMORY_DEVICE;
+  v->device = -1; /* unknown: the library looks */
+  if (v->data != NULL) {
+    int kind, device;
+    if (cubridge_pointer_kind(v->data, &kind, &device) == CUBRIDGE_OK) {
+      v->memory = kind;
+      v->device = device;
+    }
+  }
+  /* v3: the producer's stream must be done with the data before we use it. */
+  PyObject* s = PyDict_GetItemWithError(d, st->s_stream);
+  if (s != NULL && s != Py_None) {
+    unsigned long long h = PyLong_AsUnsignedLongLong(s);
+    if (h == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Format(PyExc_ValueError,
+                   "%s: __cuda_array_interface__ stream must be a non-negative int", v->name);
+      return -1;
+    }
+    if (h == 0) {
+      PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ stream 0 is disallowed",
+                   v->name);
+      return -1;
+    }
+    *stream = (uintptr_t)h;
+  }
+  return PyErr_Occurred() ? -1 : 0;
+}

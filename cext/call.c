@@ -1,0 +1,120 @@
+/* One op call. */
+#include "call.h"
+
+#include <string.h>
+
+#include "array.h"
+#include "backend.h"
+#include "checks.h"
+#include "errors.h"
+#include "import.h"
+#include "result.h"
+#include "stream.h"
+
+int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj) {
+  c->st = st;
+  c->count = 0;
+  c->stream = NULL;
+  c->result = NULL;
+  if (cb_stream_handle(stream_obj, &c->stream_handle) < 0) return -1;
+  return cb_stream_from_handle(st, c->stream_handle, &c->stream);
+}
+
+cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) {
+  cb_view* v = &c->args[c->count];
+  if (cb_import(c->st, obj, name, writable, c->stream_handle, v) < 0) return NULL;
+  c->count++;
+  return v;
+}
+
+cb_view* cb_call_out(cb_call* c, PyObject* out_obj, const cb_view* proto, int dtype) {
+  if (out_obj == Py_None) {
+    c->result = cb_new_result(c->st, proto, dtype, c->stream_handle, c->stream);
+    if (c->result == NULL) return NULL;
+  } else {
+    c->result = Py_NewRef(out_obj);
+  }
+  cb_view* out = cb_call_arg(c, c->result, "out", 1);
+  if (out == NULL) return NULL;
+  if (out->dtype != dtype) {
+    PyErr_Format(PyExc_TypeError, "out has dtype %s but the result has dtype %s",
+                 cb_dtype(c->st, out->dtype)->name, cb_dtype(c->st, dtype)->name);
+    return NULL;
+  }
+  if (cb_same_shape(proto, out) < 0) return NULL;
+  return out;
+}
+
+int cb_call_copy(cb_call* c, cb_view* dst, const cb_view* src) {
+  if (dst->data == src->data) return 0;
+  if (cb_check_overlap(src, dst) < 0) return -1;
+  cubridge_status status;
+  void* to = dst->data;
+  const void* from = src->data;
+  size_t bytes = src->nbytes;
+  cubridge_stream stream = c->stream;
+  Py_BEGIN_ALLOW_THREADS;
+  status = cubridge_memcpy(to, from, bytes, stream);
+  Py_END_ALLOW_THREADS;
+  if (status != CUBRIDGE_OK) {
+    cb_raise_status(c->st, status);
+    return -1;
+  }
+  return 0;
+}
+
+static void cb_call_release(cb_call* c) {
+  for (int i = 0; i < c->count; i++) cb_view_release(&c->args[i]);
+  c->count = 0;
+  cb_stream_release(c->stream);
+  c->stream = NULL;
+}
+
+void cb_call_assume_device(cb_call* c) {
+  if (c->count == 0 || !cb_on_cuda(c->st)) return;
+  int device = c->args[0].device;
+  for (int i = 0; i < c->count; i++) {
+    const cb_view* v = &c->args[i];
+    if ((v->memory != CUBRIDGE_MEMORY_DEVICE && v->memory != CUBRIDGE_MEMORY_MANAGED) ||
+        v->device != device || device < 0)
+      return; /* host memory, or two devices: the library looks and says */
+  }
+  (void)cubridge_assume_device(device);
+}
+
+PyObject* cb_call_end(cb_call* c, cubridge_status status, cb_view* written, PyObject* value) {
+  if (status == CUBRIDGE_OK) {
+    for (int i = 0; i < c->count; i++) {
+      cb_view* v = &c->args[i];
+      if (v->array != NULL)
+        cb_array_used(c->st, (cb_array*)v->array, c->stream_handle, c->stream, v == written);
+    }
+  }
+  cb_call_release(c);
+  if (status != CUBRIDGE_OK) {
+    cb_raise_status(c->st, status);
+    Py_CLEAR(c->result);
+    Py_XDECREF(value);
+    return NULL;
+  }
+  if (value != NULL) {
+    Py_CLEAR(c->result);
+    return value;
+  }
+  return c->result;
+}
+
+PyObject* cb_call_fail(cb_call* c) {
+  cb_call_release(c);
+  Py_CLEAR(c->result);
+  return NULL;
+}
+
+int cb_real(PyObject* obj, const char* name, double* v) {
+  if (!PyFloat_Check(obj) && !PyLong_Check(obj) && !PyObject_HasAttrString(obj, "__float__")) {
+    cb_type_error(name, "a real number", obj);
+    return -1;
+  }
+  *v = PyFloat_AsDouble(obj);
+  return *v == -1.0 && PyErr_Occurred() ? -1 : 0;
+}

@@ -1,0 +1,43 @@
+/* One op call: its stream, its imported array arguments (released together),
+ * its result. */
+#ifndef CUBRIDGE_CEXT_CALL_H_
+#define CUBRIDGE_CEXT_CALL_H_
+
+#include "view.h"
+
+#define CB_MAX_CALL_ARGS 4
+
+typedef struct cb_call {
+  cb_state* st;
+  cb_view args[CB_MAX_CALL_ARGS];
+  int count;
+  uintptr_t stream_handle;
+  cubridge_stream stream;
+  PyObject* result; /* owned: the array returned to the caller */
+} cb_call;
+
+/* Parses the stream argument. -1 with an error (nothing to release). */
+int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj);
+/* Imports an array argument; NULL with an error. */
+cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable);
+/* The out= argument, or a new result shaped like `proto` with `dtype`; checks
+ * its dtype and shape. NULL with an error. */
+cb_view* cb_call_out(cb_call* c, PyObject* out_obj, const cb_view* proto, int dtype);
+/* dst[...] = src on the call's stream (nothing when they are the same memory). */
+int cb_call_copy(cb_call* c, cb_view* dst, const cb_view* src);
+/* Right before the op: when every array argument is device-accessible memory of
+ * one device, as its producer said, the library may skip its pointer lookups
+ * (cubridge_assume_device). */
+void cb_call_assume_device(cb_call* c);
+/* Ends the call: when `status` is OK, records the use of every cubridge.Array
+ * argument on the call's stream (`written`, may be NULL, as written), releases
+ * everything, and returns `value` when given (else
+ * the result), or NULL with the status raised. */
+PyObject* cb_call_end(cb_call* c, cubridge_status status, cb_view* written, PyObject* value);
+/* Releases everything after an error; returns NULL. */
+PyObject* cb_call_fail(cb_call* c);
+
+/* A real-number argument (float, int, or anything with __float__). */
+int cb_real(PyObject* obj, const char* name, double* v);
+
+#endif /* CUBRIDGE_CEXT_CALL_H_ */

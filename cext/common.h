@@ -1,0 +1,28 @@
+/*
+ * What every file of cubridge._native includes first: Python (limited API:
+ * Py_LIMITED_API is set by the build, no CPython internals), the C ABI, and the
+ * extension's fixed limits.
+ */
+#ifndef CUBRIDGE_CEXT_COMMON_H_
+#define CUBRIDGE_CEXT_COMMON_H_
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cubridge/cubridge.h"
+
+/* Most dimensions an array argument may have. */
+#define CB_MAX_NDIM 64
+/* Room for the C ABI's tables (cubridge_dtype_count, cubridge_status_count);
+ * the module refuses to load if the library reports more. */
+#define CB_MAX_DTYPES 32
+#define CB_MAX_STATUSES 64
+#define CB_NUM_MEMORY_KINDS 4
+
+/* DLPack and the CUDA array interface name our default stream (0) 1, the
+ * legacy default stream. */
+static inline uintptr_t cb_norm_stream(uintptr_t h) { return h == 0 ? 1 : h; }
+
+#endif /* CUBRIDGE_CEXT_COMMON_H_ */

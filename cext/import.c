@@ -1,0 +1,147 @@
+/* Which protocol reads an argument, in the order that keeps device memory on
+ * the device: cubridge.Array, __cuda_array_interface__, the buffer protocol
+ * (host memory only), __dlpack__. */
+#include "import.h"
+
+#include "array.h"
+#include "backend.h"
+#include "buffer_import.h"
+#include "cai_import.h"
+#include "dlpack.h"
+#include "dlpack_import.h"
+#include "errors.h"
+#include "known_types.h"
+#include "stream.h"
+#include "torch_import.h"
+
+static void cb_from_array(PyObject* obj, cb_view* v) {
+  const cb_array* a = (const cb_array*)obj;
+  v->array = Py_NewRef(obj);
+  v->data = a->ptr;
+  v->dtype = a->dtype;
+  v->ndim = a->ndim;
+  for (int i = 0; i < a->ndim; i++) v->shape[i] = (int64_t)a->shape[i];
+  v->memory = a->kind;
+  v->device = a->device;
+}
+
+/* obj.__cuda_array_interface__, or NULL (no exception) when it has none: a
+ * failing property (torch's CPU tensors, our own Arrays on the CPU backend)
+ * counts as none. Types without it are not asked (an AttributeError each). */
+static PyObject* cb_get_cai(const cb_state* st, PyObject* obj, int where) {
+  if (where == CB_CAI_NONE) return NULL;
+  if (where == CB_CAI_DICT) {
+    PyObject* dict = PyObject_GenericGetDict(obj, NULL);
+    PyObject* cai = dict ? PyDict_GetItemWithError(dict, st->s_cai) : NULL; /* borrowed */
+    Py_XINCREF(cai);
+    Py_XDECREF(dict);
+    PyErr_Clear();
+    return cai;
+  }
+  PyObject* cai = PyObject_GetAttr(obj, st->s_cai);
+  if (cai == NULL) PyErr_Clear();
+  return cai;
+}
+
+static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t stream, cb_view* v) {
+  if (cb_is_array(st, obj)) {
+    cb_from_array(obj, v);
+    if (cb_view_validate(st, v, writable) < 0) return -1;
+    return cb_array_settle(st, (cb_array*)obj, 0, stream);
+  }
+  int on_cuda = cb_on_cuda(st);
+  const cb_type_hint* hint = cb_type_hint_of(st, Py_TYPE(obj));
+  int cai_where = hint->cai;
+  switch (hint->known) {
+    case CB_KNOWN_NUMPY: /* host memory, always */
+      if (cb_import_buffer(st, obj, v) < 0) return -1;
+      return cb_view_validate(st, v, writable);
+    case CB_KNOWN_TORCH: {
+      int rc = cb_import_torch(st, obj, v);
+      if (rc == CB_TORCH_GENERIC) {
+        cb_view_release(v);
+        cb_view_init(v, v->name);
+        break;
+      }
+      if (rc < 0 || cb_view_validate(st, v, writable) < 0) return -1;
+      if (v->memory == CUBRIDGE_MEMORY_DEVICE && !on_cuda) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s is CUDA device memory (a torch CUDA tensor), which the CPU backend "
+                     "cannot use",
+                     v->name);
+        return -1;
+      }
+      return 0;
+    }
+    default:
+      break;
+  }
+  int has_buffer = PyObject_CheckBuffer(obj);
+  /* Device protocols first: CuPy, torch and JAX arrays also expose a buffer
+   * protocol that fails for device memory. */
+  PyObject* cai = on_cuda || !has_buffer ? cb_get_cai(st, obj, cai_where) : NULL;
+  int32_t dev_type = kDLCPU, dev_id = 0;
+  int queried = 0;
+  if (cai != NULL) {
+    uintptr_t producer = 0;
+    int rc = cb_import_cai(st, obj, cai, v, &producer);
+    Py_DECREF(cai);
+    if (rc == CB_TRY_DLPACK) {
+      cb_view_release(v);
+      cb_view_init(v, v->name);
+    } else {
+      if (rc < 0 || cb_view_validate(st, v, writable) < 0) return -1;
+      /* CUDA memory (CuPy, numba) with CUBRIDGE_BACKEND=cpu: parsed (so bad
+       * interfaces get their own errors), then refused: CPU threads must not
+       * dereference device pointers. */
+      if (!on_cuda) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s is CUDA device memory (__cuda_array_interface__), which the CPU "
+                     "backend cannot use",
+                     v->name);
+        return -1;
+      }
+      /* v3: the producer's stream must be done with the data before we use it. */
+      return producer == 0 ? 0 : cb_stream_order(st, producer == 1 ? 0 : producer, stream);
+    }
+  } else if (has_buffer) {
+    /* NumPy also has __dlpack_device__; a buffer of device memory (a
+     * producer that says so) is read through DLPack. Errors count as "host". */
+    if (cb_dlpack_query_device(st, obj, &dev_type, &dev_id) < 0) {
+      PyErr_Clear();
+      dev_type = kDLCPU;
+    }
+    if (dev_type == kDLCPU) {
+      if (cb_import_buffer(st, obj, v) < 0) return -1;
+      return cb_view_validate(st, v, writable);
+    }
+    queried = 1;
+  }
+  if (!PyObject_HasAttr(obj, st->s_dlpack)) {
+    cb_type_error(v->name,
+                  "an array (buffer protocol, __dlpack__ or __cuda_array_interface__, e.g. a "
+                  "NumPy array or cubridge.Array)",
+                  obj);
+    return -1;
+  }
+  if (!queried && cb_dlpack_query_device(st, obj, &dev_type, &dev_id) < 0) return -1;
+  if (cb_import_dlpack(st, obj, dev_type, stream, v) < 0 || cb_view_validate(st, v, writable) < 0)
+    return -1;
+  if (v->memory == CUBRIDGE_MEMORY_DEVICE && !on_cuda) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s is CUDA device memory (DLPack kDLCUDA), which the CPU backend cannot use",
+                 v->name);
+    return -1;
+  }
+  return 0;
+}
+
+int cb_import(cb_state* st, PyObject* obj, const char* name, int writable, uintptr_t stream,
+              cb_view* v) {
+  cb_view_init(v, name);
+  if (cb_import_any(st, obj, writable, stream, v) < 0) {
+    cb_view_release(v);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,22 @@
+/* Types whose arrays cubridge reads without their Python-level protocols:
+ * NumPy's ndarray (always host memory: no __dlpack_device__ question) and
+ * torch's Tensor (read through its C accessors instead of the
+ * __cuda_array_interface__ property, which torch computes in Python on every
+ * access). Recognised by name at first sight, then by type in a small cache. */
+#ifndef CUBRIDGE_CEXT_KNOWN_TYPES_H_
+#define CUBRIDGE_CEXT_KNOWN_TYPES_H_
+
+#include "state.h"
+
+enum { CB_KNOWN_NONE = 0, CB_KNOWN_NUMPY = 1, CB_KNOWN_TORCH = 2 };
+
+/* Where an instance's __cuda_array_interface__ can be: on its type (a property
+ * or class attribute), only in its __dict__ (set per instance), or nowhere.
+ * Asking an object for an attribute it lacks costs an AttributeError. */
+enum { CB_CAI_NONE = 0, CB_CAI_TYPE = 1, CB_CAI_DICT = 2 };
+
+/* What cubridge knows of `type` (cached); never fails (errors mean NONE, and
+ * "look on the instance"). */
+const cb_type_hint* cb_type_hint_of(cb_state* st, PyTypeObject* type);
+
+#endif /* CUBRIDGE_CEXT_KNOWN_TYPES_H_ */

@@ -1,0 +1,155 @@
+/* Module state: the C ABI's tables read at init, interned names, the backend. */
+#include "state.h"
+
+#include <string.h>
+
+#include "dlpack.h"
+
+cb_state* cb_state_of_type(PyTypeObject* type) {
+  PyObject* module = PyType_GetModule(type); /* borrowed */
+  return module == NULL ? NULL : cb_state_of_module(module);
+}
+
+/* The protocol spellings of a dtype follow from its ABI name and size:
+ * "float32" is DLPack kDLFloat 32 bits, typestr "<f4", buffer format "f". */
+static void cb_derive_codes(cb_dtype_info* d) {
+  static const struct {
+    const char* prefix;
+    uint8_t dl_code;
+    char kind;              /* typestr kind, 0: none */
+    const char* formats[9]; /* buffer format by size in bytes */
+  } families[] = {
+      {"bfloat", kDLBfloat, 0, {0}},
+      {"float", kDLFloat, 'f', {[2] = "e", [4] = "f", [8] = "d"}},
+      {"uint", kDLUInt, 'u', {[1] = "B", [2] = "H", [4] = "I", [8] = "Q"}},
+      {"int", kDLInt, 'i', {[1] = "b", [2] = "h", [4] = "i", [8] = "q"}},
+  };
+  d->dl_code = CB_DL_NONE;
+  d->typestr[0] = '\0';
+  d->format[0] = '\0';
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+    size_t len = strlen(families[i].prefix);
+    if (strncmp(d->name, families[i].prefix, len) != 0) continue;
+    d->dl_code = families[i].dl_code;
+    if (families[i].kind != 0) {
+      PyOS_snprintf(d->typestr, sizeof d->typestr, "%c%c%zu", d->size == 1 ? '|' : '<',
+                    families[i].kind, d->size);
+    }
+    if (d->size < 9 && families[i].formats[d->size] != NULL) {
+      strcpy(d->format, families[i].formats[d->size]);
+    }
+    return;
+  }
+}
+
+static int cb_read_dtypes(cb_state* st) {
+  int count = cubridge_dtype_count();
+  if (count < 0 || count > CB_MAX_DTYPES) {
+    PyErr_Format(PyExc_ImportError, "cubridge: the library reports %d dtypes (at most %d fit)",
+                 count, CB_MAX_DTYPES);
+    return -1;
+  }
+  st->dtype_count = count;
+  for (int i = 0; i < count; i++) {
+    cb_dtype_info* d = &st->dtypes[i];
+    d->name = cubridge_dtype_name(i);
+    d->size = cubridge_dtype_size(i);
+    if (d->name == NULL || d->size == 0) {
+      PyErr_Format(PyExc_ImportError, "cubridge: the library has no name or size for dtype %d", i);
+      return -1;
+    }
+    d->name_obj = PyUnicode_InternFromString(d->name);
+    if (d->name_obj == NULL) return -1;
+    cb_derive_codes(d);
+  }
+  return 0;
+}
+
+static int cb_read_memory_names(cb_state* st) {
+  for (int k = 0; k < CB_NUM_MEMORY_KINDS; k++) {
+    const char* name = cubridge_memory_name(k);
+    if (name == NULL) {
+      PyErr_Format(PyExc_ImportError, "cubridge: the library has no name for memory kind %d", k);
+      return -1;
+    }
+    st->memory_names[k] = PyUnicode_InternFromString(name);
+    if (st->memory_names[k] == NULL) return -1;
+  }
+  return 0;
+}
+
+int cb_state_init(cb_state* st) {
+  st->backend = -1;
+  st->status_count = cubridge_status_count();
+  if (st->status_count < 1 || st->status_count > CB_MAX_STATUSES) {
+    PyErr_Format(PyExc_ImportError, "cubridge: the library reports %d statuses (at most %d fit)",
+                 st->status_count, CB_MAX_STATUSES);
+    return -1;
+  }
+  if (cb_read_dtypes(st) < 0 || cb_read_memory_names(st) < 0) return -1;
+#define CB_INTERN(field, text) \
+  if ((st->field = PyUnicode_InternFromString(text)) == NULL) return -1
+  CB_INTERN(s_dlpack, "__dlpack__");
+  CB_INTERN(s_dlpack_device, "__dlpack_device__");
+  CB_INTERN(s_cai, "__cuda_array_interface__");
+  CB_INTERN(s_shape, "shape");
+  CB_INTERN(s_typestr, "typestr");
+  CB_INTERN(s_data, "data");
+  CB_INTERN(s_strides, "strides");
+  CB_INTERN(s_mask, "mask");
+  CB_INTERN(s_stream, "stream");
+  CB_INTERN(s_max_version, "max_version");
+#undef CB_INTERN
+  st->max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+  return st->max_version == NULL ? -1 : 0;
+}
+
+/* The state's own references, for traverse and clear. */
+#define CB_NUM_REFS 14
+static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
+  PyObject** all[CB_NUM_REFS] = {(PyObject**)&st->array_type,
+                                 &st->error_base,
+                                 &st->numpy_empty,
+                                 &st->s_dlpack,
+                                 &st->s_dlpack_device,
+                                 &st->s_cai,
+                                 &st->s_shape,
+                                 &st->s_typestr,
+                                 &st->s_data,
+                                 &st->s_strides,
+                                 &st->s_mask,
+                                 &st->s_stream,
+                                 &st->s_max_version,
+                                 &st->max_version};
+  memcpy(refs, all, sizeof all);
+}
+
+int cb_state_traverse(cb_state* st, visitproc visit, void* arg) {
+  PyObject** refs[CB_NUM_REFS];
+  cb_state_refs(st, refs);
+  for (int i = 0; i < CB_NUM_REFS; i++) Py_VISIT(*refs[i]);
+  for (int i = 0; i < CB_MAX_STATUSES; i++) Py_VISIT(st->errors[i]);
+  for (int i = 0; i < CB_TYPE_HINTS; i++) Py_VISIT((PyObject*)st->hints[i].type);
+  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_VISIT(st->torch_dtypes[i]);
+  for (int i = 0; i < CB_TORCH_NAMES; i++) Py_VISIT(st->torch_names[i]);
+  Py_VISIT(st->torch_strided);
+  return 0;
+}
+
+void cb_state_clear(cb_state* st) {
+  PyObject** refs[CB_NUM_REFS];
+  cb_state_refs(st, refs);
+  for (int i = 0; i < CB_NUM_REFS; i++) Py_CLEAR(*refs[i]);
+  for (int i = 0; i < CB_MAX_STATUSES; i++) Py_CLEAR(st->errors[i]);
+  for (int i = 0; i < CB_TYPE_HINTS; i++) Py_CLEAR(st->hints[i].type);
+  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->dtypes[i].name_obj);
+  for (int i = 0; i < CB_NUM_MEMORY_KINDS; i++) Py_CLEAR(st->memory_names[i]);
+  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->torch_dtypes[i]);
+  for (int i = 0; i < CB_TORCH_NAMES; i++) Py_CLEAR(st->torch_names[i]);
+  Py_CLEAR(st->torch_strided);
+  st->torch_ready = 0;
+  if (st->order_event != NULL) {
+    (void)cubridge_event_destroy(st->order_event);
+    st->order_event = NULL;
+  }
+}

@@ -1,0 +1,82 @@
+/*
+ * The module state of cubridge._native (multi-phase init, PEP 489): the Array
+ * type, the exception classes, the tables read from the C ABI at init, interned
+ * names. Every function that needs one of them takes the state.
+ */
+#ifndef CUBRIDGE_CEXT_STATE_H_
+#define CUBRIDGE_CEXT_STATE_H_
+
+#include "common.h"
+
+/* One dtype of the C ABI, as the Python protocols spell it. Everything here is
+ * derived at init from cubridge_dtype_name / cubridge_dtype_size. */
+typedef struct cb_dtype_info {
+  const char* name;   /* "float32", ... */
+  size_t size;        /* bytes */
+  PyObject* name_obj; /* the name as an interned str */
+  uint8_t dl_code;    /* DLPack type code (kDLFloat, ...); CB_DL_NONE if none */
+  char typestr[8];    /* array-interface typestr ("<f4"); "" if it has none */
+  char format[2];     /* buffer-protocol format ("f"); "" if it has none */
+} cb_dtype_info;
+#define CB_DL_NONE 255
+
+/* What cubridge learnt about a Python type at first sight (known_types.c). */
+typedef struct cb_type_hint {
+  PyTypeObject* type; /* owned */
+  int known;          /* CB_KNOWN_* */
+  int cai;            /* CB_CAI_*: where __cuda_array_interface__ may be found */
+} cb_type_hint;
+#define CB_TYPE_HINTS 8
+#define CB_TORCH_NAMES 10
+
+typedef struct cb_state {
+  PyTypeObject* array_type;
+  PyObject* error_base;                        /* cubridge.Error */
+  PyObject* errors[CB_MAX_STATUSES];           /* class of each status (NULL for OK) */
+  int status_count;                            /* cubridge_status_count() */
+  int dtype_count;                             /* cubridge_dtype_count() */
+  cb_dtype_info dtypes[CB_MAX_DTYPES];         /* indexed by cubridge_dtype */
+  PyObject* memory_names[CB_NUM_MEMORY_KINDS]; /* "host", "device", ... */
+  int backend;                                 /* CUBRIDGE_BACKEND_*, -1 until asked (backend.c) */
+  PyObject* numpy_empty;                       /* numpy.empty, at first need */
+  /* interned names */
+  PyObject* s_dlpack;
+  PyObject* s_dlpack_device;
+  PyObject* s_cai;
+  PyObject* s_shape;
+  PyObject* s_typestr;
+  PyObject* s_data;
+  PyObject* s_strides;
+  PyObject* s_mask;
+  PyObject* s_stream;
+  PyObject* s_max_version;
+  PyObject* max_version; /* (1, 0) */
+  cb_type_hint hints[CB_TYPE_HINTS];
+  int next_hint;
+  /* torch, from the first torch.Tensor seen on (torch_import.c) */
+  int torch_ready;                       /* 1: the objects below are set */
+  PyObject* torch_dtypes[CB_MAX_DTYPES]; /* torch.float32, ... in ABI order; NULL: none */
+  PyObject* torch_strided;               /* torch.strided */
+  PyObject* torch_names[CB_TORCH_NAMES]; /* interned attribute names */
+  cubridge_event order_event;            /* stream.c: producer -> consumer handshakes */
+} cb_state;
+
+static inline cb_state* cb_state_of_module(PyObject* module) {
+  return (cb_state*)PyModule_GetState(module);
+}
+
+/* The state of the module that defined `type` (the Array type's methods). */
+cb_state* cb_state_of_type(PyTypeObject* type);
+
+/* Fills the tables and names; -1 with an exception (ImportError when the C
+ * library's tables do not fit). */
+int cb_state_init(cb_state* st);
+int cb_state_traverse(cb_state* st, visitproc visit, void* arg);
+void cb_state_clear(cb_state* st);
+
+/* The dtype of `dtype` or NULL when it is not one. */
+static inline const cb_dtype_info* cb_dtype(const cb_state* st, int dtype) {
+  return dtype >= 0 && dtype < st->dtype_count ? &st->dtypes[dtype] : NULL;
+}
+
+#endif /* CUBRIDGE_CEXT_STATE_H_ */

@@ -1,0 +1,85 @@
+/* Stream arguments and handshakes. */
+#include "stream.h"
+
+#include "backend.h"
+#include "errors.h"
+
+static int cb_handle_from_int(PyObject* obj, uintptr_t* handle) {
+  unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+    PyErr_SetString(PyExc_ValueError, "stream must be a non-negative cudaStream_t handle");
+    return -1;
+  }
+  *handle = (uintptr_t)v;
+  return 0;
+}
+
+int cb_stream_handle(PyObject* obj, uintptr_t* handle) {
+  *handle = 0;
+  if (obj == NULL || obj == Py_None) return 0;
+  if (PyLong_Check(obj)) return cb_handle_from_int(obj, handle);
+  PyObject* v = NULL;
+  if (PyObject_HasAttrString(obj, "__cuda_stream__")) {
+    /* CUDA stream protocol: __cuda_stream__() -> (version, handle). */
+    PyObject* t = PyObject_CallMethod(obj, "__cuda_stream__", NULL);
+    if (t == NULL) return -1;
+    if (PyTuple_Check(t) && PyTuple_Size(t) == 2) v = Py_NewRef(PyTuple_GetItem(t, 1));
+    Py_DECREF(t);
+  } else if (PyObject_HasAttrString(obj, "ptr")) { /* CuPy */
+    v = PyObject_GetAttrString(obj, "ptr");
+  } else if (PyObject_HasAttrString(obj, "cuda_stream")) { /* torch */
+    v = PyObject_GetAttrString(obj, "cuda_stream");
+  } else {
+    cb_type_error("stream",
+                  "None, an int cudaStream_t, or an object with __cuda_stream__, .ptr or "
+                  ".cuda_stream",
+                  obj);
+    return -1;
+  }
+  if (v == NULL || !PyLong_Check(v)) {
+    Py_XDECREF(v);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "stream: its handle is not an int");
+    return -1;
+  }
+  int rc = cb_handle_from_int(v, handle);
+  Py_DECREF(v);
+  return rc;
+}
+
+int cb_stream_from_handle(cb_state* st, uintptr_t handle, cubridge_stream* stream) {
+  *stream = NULL;
+  if (handle == 0) return 0;
+  cubridge_status status = cubridge_stream_from_handle(handle, stream);
+  if (status != CUBRIDGE_OK) {
+    cb_raise_status(st, status);
+    return -1;
+  }
+  return 0;
+}
+
+void cb_stream_release(cubridge_stream stream) {
+  if (stream != NULL) cubridge_stream_destroy(stream); /* frees the wrapper only */
+}
+
+int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer) {
+  if (cb_norm_stream(producer) == cb_norm_stream(consumer) || !cb_on_cuda(st)) return 0;
+  /* One event serves every handshake: record and wait are queued together
+   * under the GIL, and a later record does not change an earlier wait. */
+  cubridge_stream p = NULL, c = NULL;
+  cubridge_status status = CUBRIDGE_OK;
+  if (st->order_event == NULL) status = cubridge_event_create(&st->order_event);
+  if (status == CUBRIDGE_OK && cb_stream_from_handle(st, producer, &p) < 0) return -1;
+  if (status == CUBRIDGE_OK && cb_stream_from_handle(st, consumer, &c) < 0) {
+    cb_stream_release(p);
+    return -1;
+  }
+  if (status == CUBRIDGE_OK) status = cubridge_event_record(st->order_event, p);
+  if (status == CUBRIDGE_OK) status = cubridge_stream_wait_event(c, st->order_event);
+  cb_stream_release(p);
+  cb_stream_release(c);
+  if (status != CUBRIDGE_OK) {
+    cb_raise_status(st, status);
+    return -1;
+  }
+  return 0;
+}

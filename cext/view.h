@@ -1,0 +1,47 @@
+/*
+ * The one view of an array argument, whatever protocol it came through (the
+ * buffer protocol, __cuda_array_interface__ v3, DLPack versioned or legacy, or a
+ * cubridge.Array). Importers fill it; cb_view_validate checks it, the same way
+ * for all of them; cb_view_release gives back what the import holds.
+ */
+#ifndef CUBRIDGE_CEXT_VIEW_H_
+#define CUBRIDGE_CEXT_VIEW_H_
+
+#include "state.h"
+
+/* A stride the validator reports as not C-contiguous (a byte stride that is not
+ * a multiple of the item size). */
+#define CB_BAD_STRIDE INT64_MIN
+
+typedef struct cb_view {
+  const char* name; /* argument name used in error messages */
+  void* data;
+  int dtype;           /* cubridge_dtype; -1: the producer's type is unsupported ... */
+  char dtype_desc[64]; /* ... and this says what it was */
+  int ndim;
+  int64_t shape[CB_MAX_NDIM];
+  int64_t strides[CB_MAX_NDIM]; /* in elements, when has_strides */
+  int has_strides;
+  size_t n;      /* elements, set by the validator */
+  size_t nbytes; /* set by the validator */
+  int memory;    /* cubridge_memory: where the producer says the data lives */
+  int device;    /* CUDA device index; -1 for host memory */
+  int readonly;
+  /* owners: what keeps the memory alive until cb_view_release */
+  PyObject* array; /* a cubridge.Array argument (owned) */
+  PyObject* keep;  /* any other object kept alive (owned) */
+  Py_buffer buffer;
+  int has_buffer;
+  void* dl; /* imported DLManagedTensor(Versioned), deleted on release */
+  int dl_versioned;
+} cb_view;
+
+void cb_view_init(cb_view* v, const char* name);
+/* Checks ndim, dimensions (none negative, the element and byte counts fit),
+ * the dtype, C-contiguity and, when `writable`, write access; sets n and
+ * nbytes. -1 with ValueError/TypeError naming the argument. */
+int cb_view_validate(const cb_state* st, cb_view* v, int writable);
+/* Releases the owners; keeps a pending exception (deleters may run Python). */
+void cb_view_release(cb_view* v);
+
+#endif /* CUBRIDGE_CEXT_VIEW_H_ */

@@ -1,0 +1,138 @@
+"""Streams ordered by events, never by a device-wide synchronisation (issue 18.3), and
+the caching pool (issue 15) on a real GPU.
+
+Proof that nothing waits for the whole device: an unrelated torch stream runs a long
+spin kernel (torch.cuda._sleep) while cubridge hands an Array to a consumer on another
+stream, reads a CuPy array written on a third stream, and frees Arrays used on yet
+another. Each call must return at once and the unrelated stream must still be running
+after the consumer's stream finished. Skips without the GPU backend, CuPy or torch.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from typing import Any
+
+import pytest
+
+import cubridge
+
+if cubridge.backend() != "cuda":
+    pytest.skip(
+        f"no GPU: cubridge runs its {cubridge.backend()} backend",
+        allow_module_level=True,
+    )
+cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+torch = pytest.importorskip("torch", reason="torch is not installed")
+
+N = 1 << 22
+# About a second of spinning on an H100 (1.98 GHz): far longer than any call here.
+SLEEP_CYCLES = 2_000_000_000
+QUICK_S = 0.25  # what "at once" means for one call
+
+
+class CAIOnly:
+    """Hides __dlpack__ so that only __cuda_array_interface__ is seen."""
+
+    def __init__(self, x: Any) -> None:
+        self.x = x
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        return self.x.__cuda_array_interface__
+
+
+@pytest.fixture
+def busy_stream() -> Any:
+    """An unrelated, non-blocking torch stream kept busy for about a second."""
+    cubridge.synchronize()
+    u = torch.cuda.Stream()
+    with torch.cuda.stream(u):
+        torch.cuda._sleep(SLEEP_CYCLES)
+    yield u
+    u.synchronize()
+
+
+def test_dlpack_export_to_a_consumer_stream_waits_for_an_event(busy_stream: Any) -> None:
+    s = cupy.cuda.Stream(non_blocking=True)
+    c = torch.cuda.Stream()
+    a = cubridge.zeros(N, "float32")  # written on the default stream
+    t0 = time.perf_counter()
+    cubridge.fill(a, 7.0, stream=s)  # pending on s
+    with torch.cuda.stream(c):
+        t = torch.from_dlpack(a)  # a.__dlpack__(stream=c): c waits for s's event
+        total = t.sum()
+    assert time.perf_counter() - t0 < QUICK_S
+    c.synchronize()
+    assert float(total) == 7.0 * N
+    assert not busy_stream.query(), "c waited for the unrelated stream (a device sync)"
+
+
+def test_cai_producer_stream_is_ordered_by_an_event(busy_stream: Any) -> None:
+    p = cupy.cuda.Stream(non_blocking=True)
+    q = cupy.cuda.Stream(non_blocking=True)
+    with p:
+        x = cupy.full(N, 3.0, dtype=cupy.float32)  # pending on p
+        y = cupy.empty_like(x)
+        t0 = time.perf_counter()
+        # Inside `with p`, CuPy's interface names p: q waits for p on the device.
+        cubridge.add(CAIOnly(x), CAIOnly(x), out=CAIOnly(y), stream=q)
+        assert time.perf_counter() - t0 < QUICK_S
+    q.synchronize()
+    assert float(y[0]) == 6.0 and float(y[-1]) == 6.0
+    assert not busy_stream.query(), "q waited for the unrelated stream"
+
+
+def test_cai_export_of_pending_work_needs_no_host_wait(busy_stream: Any) -> None:
+    s = cupy.cuda.Stream(non_blocking=True)
+    a = cubridge.zeros(N, "float32")
+    cubridge.fill(a, 2.0, stream=s)
+    t0 = time.perf_counter()
+    cai = a.__cuda_array_interface__  # the default stream waits for s: stream 1
+    assert cai["stream"] == 1 and time.perf_counter() - t0 < QUICK_S
+    c = cupy.asarray(a)  # CuPy orders after stream 1
+    assert float(c.sum()) == 2.0 * N
+
+
+def test_host_reads_wait_for_that_array_only(busy_stream: Any) -> None:
+    s = cupy.cuda.Stream(non_blocking=True)
+    a = cubridge.zeros(1024, "float32")
+    cubridge.fill(a, 5.0, stream=s)
+    t0 = time.perf_counter()
+    assert a.to_numpy().tolist() == [5.0] * 1024  # waits for a's event, not the device
+    assert time.perf_counter() - t0 < QUICK_S
+    assert not busy_stream.query()
+
+
+def test_arrays_used_on_other_streams_are_freed_safely(busy_stream: Any) -> None:
+    s = cupy.cuda.Stream(non_blocking=True)
+    t0 = time.perf_counter()
+    for i in range(20):
+        a = cubridge.full(N, float(i), "float32", stream=s)
+        b = cubridge.mul(a, a, stream=s)  # a new result from the pool, on s
+        del a  # freed on the default stream after s's event: no reuse while s reads
+        c = cubridge.empty(N, "float32")  # may reuse a's block, ordered after s
+        cubridge.fill(c, -1.0, stream=s)
+        assert cubridge.sum(b, stream=s) == float(i * i) * N
+        del b, c
+    assert time.perf_counter() - t0 < 20 * QUICK_S
+    assert not busy_stream.query()
+
+
+def test_the_pool_reuses_blocks() -> None:
+    x = cubridge.full(1 << 20, 1.0, "float32")
+    r = cubridge.add(x, x)
+    del r
+    gc.collect()
+    before = cubridge.memory_stats()
+    for _ in range(200):
+        r = cubridge.add(x, x)  # new result each time: a pool block, no cudaMalloc
+        del r
+    after = cubridge.memory_stats()
+    assert after["alloc_count"] - before["alloc_count"] == 200
+    assert after["free_count"] - before["free_count"] == 200
+    assert after["in_use_bytes"] == before["in_use_bytes"]
+    assert after["reserved_bytes"] <= before["reserved_bytes"] + (8 << 20)
+    cubridge.empty_cache()
+    assert cubridge.memory_stats()["reserved_bytes"] <= after["reserved_bytes"]

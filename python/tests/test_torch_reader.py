@@ -1,0 +1,136 @@
+"""torch.Tensor read through its C accessors, checked against a stand-in torch.
+
+cubridge recognises ``torch.Tensor`` by name and reads ``data_ptr()``, ``dtype``,
+``shape``, ``is_contiguous()``, the device and ``requires_grad`` instead of calling the
+``__cuda_array_interface__`` property (which torch computes in Python on every access).
+Here a stand-in ``torch`` module (when the real one is absent) drives every branch on
+the CPU backend; tests/test_gpu_interop.py runs the same calls on real CUDA tensors.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+
+import cubridge
+
+if importlib.util.find_spec("torch") is not None:
+    pytest.skip(
+        "the real torch is installed: test_gpu_interop.py covers it",
+        allow_module_level=True,
+    )
+
+
+class _DType:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"torch.{self.name}"
+
+
+fake = types.ModuleType("torch")
+for _name in ("float32", "float64", "int32", "int64", "float16", "bfloat16", "uint8"):
+    setattr(fake, _name, _DType(_name))
+fake.strided = object()
+fake.sparse_coo = object()
+
+
+class Tensor:
+    """The accessors cubridge reads, over a NumPy array (a CPU tensor)."""
+
+    cai_reads = 0
+
+    def __init__(self, a: np.ndarray, dtype: Any = None, **attrs: Any) -> None:
+        self.a = a
+        self.dtype = dtype or getattr(fake, a.dtype.name)
+        self.shape = tuple(a.shape)
+        self.requires_grad = False
+        self.layout = fake.strided
+        self.is_cuda = False
+        self.is_cpu = True
+        self.__dict__.update(attrs)
+
+    def data_ptr(self) -> int:
+        return self.a.ctypes.data
+
+    def is_contiguous(self) -> bool:
+        return bool(self.a.flags.c_contiguous)
+
+    def stride(self) -> tuple[int, ...]:
+        return tuple(s // self.a.itemsize for s in self.a.strides)
+
+    def get_device(self) -> int:
+        return 0 if self.is_cuda else -1
+
+    @property
+    def __cuda_array_interface__(self) -> Any:
+        Tensor.cai_reads += 1
+        raise AttributeError("a CPU tensor has no __cuda_array_interface__")
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        if self.requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient")
+        if self.layout is not fake.strided:
+            raise RuntimeError("sparse tensors have no DLPack")
+        return self.a.__dlpack__(**kwargs)
+
+
+Tensor.__module__ = "torch"
+Tensor.__qualname__ = "Tensor"
+
+
+@pytest.fixture(autouse=True)
+def stand_in_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "torch", fake)
+
+
+def test_tensors_are_read_zero_copy_without_the_interface_property() -> None:
+    a = np.arange(6, dtype=np.float32)
+    out = np.zeros(6, np.float32)
+    to = Tensor(out)
+    assert cubridge.add(Tensor(a), Tensor(a), out=to) is to
+    assert out.tolist() == (2 * a).tolist()
+    r = cubridge.mul(Tensor(a), Tensor(a))  # host tensors give a NumPy result
+    assert isinstance(r, np.ndarray) and r.tolist() == (a * a).tolist()
+    assert cubridge.sum(Tensor(a.reshape(2, 3))) == 15.0
+    assert Tensor.cai_reads == 0
+
+
+def test_bfloat16_tensor() -> None:
+    raw = np.array([0x3F80, 0x4000, 0xC040], np.uint16)  # 1, 2, -3 as bfloat16
+    assert cubridge.max(Tensor(raw, dtype=fake.bfloat16)) == 2.0
+
+
+def test_tensor_errors_are_the_validators() -> None:
+    with pytest.raises(TypeError, match="x has unsupported dtype torch.uint8"):
+        cubridge.sum(Tensor(np.ones(3, np.uint8)))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        cubridge.sum(Tensor(np.ones((4, 3), np.float32).T))
+    with pytest.raises(TypeError, match="b has dtype float64"):
+        cubridge.add(Tensor(np.ones(3, np.float32)), Tensor(np.ones(3)))
+
+
+def test_tensors_that_need_torchs_own_protocol_take_it() -> None:
+    a = np.ones(3, np.float32)
+    with pytest.raises(RuntimeError, match="require gradient"):
+        cubridge.sum(Tensor(a, requires_grad=True))
+    with pytest.raises(RuntimeError, match="sparse"):
+        cubridge.sum(Tensor(a, layout=fake.sparse_coo))
+    meta = Tensor(a, is_cpu=False)  # neither CPU nor CUDA: torch's DLPack decides
+    assert cubridge.sum(meta) == 3.0
+
+
+@pytest.mark.skipif(cubridge.backend() != "cpu", reason="a fake CUDA tensor over host memory")
+def test_cuda_tensors_are_refused_by_the_cpu_backend() -> None:
+    t = Tensor(np.ones(3, np.float32), is_cuda=True, is_cpu=False)
+    with pytest.raises(ValueError, match="CPU backend cannot use"):
+        cubridge.sum(t)
