@@ -141,7 +141,7 @@ func apiTable(f *walkFixture) map[string][]badCall {
 	e := func(err error) error { return err }
 	ignore1 := func(_ any, err error) error { return err }
 
-	return map[string][]badCall{
+	table := map[string][]badCall{
 		"Version":            nil,
 		"Backend":            nil,
 		"BackendKind.String": nil,
@@ -152,6 +152,9 @@ func apiTable(f *walkFixture) map[string][]badCall {
 		"DType.String":       nil,
 		"DType.Size":         nil,
 		"Status.String":      nil,
+		"Status.Sentinel":    nil,
+		"Statuses":           nil,
+		"DTypes":             nil,
 		"MemoryKind.String":  nil,
 		"Error.Error":        nil,
 		"Error.Unwrap":       nil,
@@ -289,6 +292,12 @@ func apiTable(f *walkFixture) map[string][]badCall {
 		},
 		"_nilStream": {{"nil stream is the default stream", nil, func() error { return e(nilStream.Synchronize()) }}},
 	}
+	for _, rows := range []map[string][]badCall{commAPIRows(f), deviceAPIRows(f)} { // comm_test.go, devices_test.go
+		for name, calls := range rows {
+			table[name] = calls
+		}
+	}
+	return table
 }
 
 // TestAPIWalk makes every bad call of the table and checks its error; after

@@ -41,6 +41,13 @@ const HostDevice = -1
 // in managed memory or in pinned host memory. Its memory is not Go memory;
 // move data in and out with CopyFrom, CopyTo and Copy.
 //
+// Device buffers come from the library's stream-ordered memory pool of their
+// device (cubridge_malloc_async): allocating and freeing cost no device
+// synchronization, and freed memory is reused once the buffer's stream has
+// reached the free. Work queued on other streams that uses a buffer must be
+// ordered before its Free (synchronize that stream, or make the buffer's
+// stream wait for it).
+//
 // Free a Buffer when done with it. A Buffer that becomes unreachable is
 // freed by the garbage collector as a safety net, but GPU memory is scarcer
 // than the collector knows. A Buffer is safe for use by many goroutines; Free
@@ -51,27 +58,55 @@ type Buffer[T Number] struct {
 	ptr     unsafe.Pointer // C memory; nil when n == 0 or after Free
 	n       int
 	kind    MemoryKind
+	device  int     // the CUDA device (0 on the CPU backend)
+	stream  *Stream // allocated (and freed) in order on this stream; nil: the default one
 	cleanup runtime.Cleanup
 }
 
+// AllocOption configures an allocation: OnDevice, OnStream.
+type AllocOption func(*allocConfig)
+
+type allocConfig struct {
+	device int // -1: the stream's device, else device 0 (the current one of the C library)
+	stream *Stream
+}
+
+// OnDevice allocates device memory on CUDA device d (default: the device of
+// the OnStream stream, else device 0). Managed and pinned memory is reachable
+// from every device: for them d is only checked. The CPU backend has one
+// device, 0, and refuses any other with ErrInvalidArgument.
+func OnDevice(d int) AllocOption { return func(c *allocConfig) { c.device = d } }
+
+// OnStream allocates (and later frees) the buffer in order on stream s: the
+// memory is usable at once by work on s, by other streams after ordering
+// with it.
+func OnStream(s *Stream) AllocOption { return func(c *allocConfig) { c.stream = s } }
+
 // NewDevice allocates a buffer of n elements in device memory.
-func NewDevice[T Number](n int) (*Buffer[T], error) { return newBuffer[T](DeviceMemory, n) }
+func NewDevice[T Number](n int, opts ...AllocOption) (*Buffer[T], error) {
+	return newBuffer[T](DeviceMemory, n, opts)
+}
 
 // NewManaged allocates a buffer of n elements in managed memory, which the
 // host and the device may both touch. The library refuses a request larger
 // than the device's free memory with ErrOutOfMemory.
-func NewManaged[T Number](n int) (*Buffer[T], error) { return newBuffer[T](ManagedMemory, n) }
+func NewManaged[T Number](n int, opts ...AllocOption) (*Buffer[T], error) {
+	return newBuffer[T](ManagedMemory, n, opts)
+}
 
 // NewPinned allocates a buffer of n elements in pinned (page-locked) host
 // memory, which copies to and from the device fastest and asynchronously.
-func NewPinned[T Number](n int) (*Buffer[T], error) { return newBuffer[T](PinnedMemory, n) }
+// Every device can use it; OnDevice only checks the device it names.
+func NewPinned[T Number](n int, opts ...AllocOption) (*Buffer[T], error) {
+	return newBuffer[T](PinnedMemory, n, opts)
+}
 
 type freeArgs struct {
 	kind MemoryKind
 	ptr  unsafe.Pointer
 }
 
-func newBuffer[T Number](kind MemoryKind, n int) (*Buffer[T], error) {
+func newBuffer[T Number](kind MemoryKind, n int, opts []AllocOption) (*Buffer[T], error) {
 	size := int(unsafe.Sizeof(*new(T)))
 	if n < 0 {
 		return nil, invalid("malloc", "negative length %d", n)
@@ -80,13 +115,44 @@ func newBuffer[T Number](kind MemoryKind, n int) (*Buffer[T], error) {
 		return nil, &Error{Op: "malloc", Status: StatusOutOfMemory,
 			Msg: fmt.Sprintf("%d elements of %d bytes overflow", n, size)}
 	}
+	cfg := allocConfig{device: -1}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.device < -1 {
+		return nil, invalid("malloc", "device %d is not a device", cfg.device)
+	}
+	h, sh, err := begin("malloc", cfg.stream)
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	device := cfg.device
 	var p unsafe.Pointer
 	if err := check("malloc", func() C.cubridge_status {
-		return C.cubridge_malloc(C.int(kind), C.size_t(n*size), &p)
+		if device == -1 {
+			var d C.int
+			if sh != nil {
+				if st := C.cubridge_stream_device(sh, &d); st != C.CUBRIDGE_OK {
+					return st
+				}
+			}
+			device = int(d) // no stream: device 0
+		}
+		if kind != DeviceMemory {
+			// Managed and pinned memory: not pooled; the device is only checked.
+			if st := C.cubridge_check_device(C.int(device)); st != C.CUBRIDGE_OK {
+				return st
+			}
+			return C.cubridge_malloc(C.int(kind), C.size_t(n*size), &p)
+		}
+		return C.cubridge_malloc_async(C.int(kind), C.size_t(n*size), C.int(device), sh, &p)
 	}); err != nil {
 		return nil, err
 	}
-	b := &Buffer[T]{ptr: p, n: n, kind: kind}
+	b := &Buffer[T]{ptr: p, n: n, kind: kind, device: device, stream: cfg.stream}
 	b.res.init()
 	if p != nil {
 		b.cleanup = runtime.AddCleanup(b, func(a freeArgs) {
@@ -94,6 +160,15 @@ func newBuffer[T Number](kind MemoryKind, n int) (*Buffer[T], error) {
 		}, freeArgs{kind, p})
 	}
 	return b, nil
+}
+
+// Device returns the CUDA device b was allocated on (0 on the CPU backend,
+// and for a nil Buffer).
+func (b *Buffer[T]) Device() int {
+	if b == nil {
+		return 0
+	}
+	return b.device
 }
 
 // Len returns the number of elements in b (0 for a nil or freed Buffer).
@@ -123,6 +198,17 @@ func (b *Buffer[T]) Free() error {
 	if b == nil {
 		return nil
 	}
+	// In order on the allocation's stream; if that stream is already closed,
+	// on the device's default stream. The stream is older than b, so locking
+	// it first keeps the package's lock order (increasing resource id).
+	var sh C.cubridge_stream
+	if s := b.stream; s != nil {
+		s.res.mu.RLock()
+		defer s.res.mu.RUnlock()
+		if !s.res.closed {
+			sh = s.h
+		}
+	}
 	b.res.mu.Lock()
 	defer b.res.mu.Unlock()
 	if b.res.closed {
@@ -132,7 +218,10 @@ func (b *Buffer[T]) Free() error {
 	b.cleanup.Stop()
 	p := b.ptr
 	b.ptr, b.n = nil, 0
-	return check("free", func() C.cubridge_status { return C.cubridge_free(C.int(b.kind), p) })
+	if b.kind != DeviceMemory {
+		return check("free", func() C.cubridge_status { return C.cubridge_free(C.int(b.kind), p) })
+	}
+	return check("free", func() C.cubridge_status { return C.cubridge_free_async(C.int(b.kind), p, sh) })
 }
 
 func (b *Buffer[T]) arg(name string) arg {

@@ -11,9 +11,9 @@ import (
 )
 
 var allocators = map[string]func(n int) (*cubridge.Buffer[float32], error){
-	"device":  cubridge.NewDevice[float32],
-	"managed": cubridge.NewManaged[float32],
-	"pinned":  cubridge.NewPinned[float32],
+	"device":  func(n int) (*cubridge.Buffer[float32], error) { return cubridge.NewDevice[float32](n) },
+	"managed": func(n int) (*cubridge.Buffer[float32], error) { return cubridge.NewManaged[float32](n) },
+	"pinned":  func(n int) (*cubridge.Buffer[float32], error) { return cubridge.NewPinned[float32](n) },
 }
 
 func TestBufferKinds(t *testing.T) {
@@ -241,7 +241,7 @@ func TestCopyBetweenKinds(t *testing.T) {
 }
 
 func TestHostSlice(t *testing.T) {
-	for _, alloc := range []func(int) (*cubridge.Buffer[float64], error){
+	for _, alloc := range []func(int, ...cubridge.AllocOption) (*cubridge.Buffer[float64], error){
 		cubridge.NewPinned[float64], cubridge.NewManaged[float64],
 	} {
 		b, err := alloc(3)

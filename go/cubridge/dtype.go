@@ -47,6 +47,17 @@ func (d DType) String() string {
 	return "dtype(" + strconv.Itoa(int(d)) + ")"
 }
 
+// DTypes returns every dtype the C library defines, read from its table
+// (dtypes are numbered from 0; the library names each one); the constants
+// above name them.
+func DTypes() []DType {
+	var out []DType
+	for d := DType(0); C.cubridge_dtype_name(C.int(d)) != nil; d++ {
+		out = append(out, d)
+	}
+	return out
+}
+
 // Size returns the size of one element of d in bytes (0 if unknown).
 func (d DType) Size() int { return int(C.cubridge_dtype_size(C.int(d))) }
 

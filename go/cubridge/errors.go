@@ -13,11 +13,12 @@ import (
 // package carries one (see Error).
 type Status int
 
-// The status codes of the C ABI.
+// The status codes of the C ABI. Their names come from the library
+// (Status.String); Statuses lists every status it defines.
 const (
 	StatusOK               Status = C.CUBRIDGE_OK
 	StatusInvalidArgument  Status = C.CUBRIDGE_ERR_INVALID_ARGUMENT
-	StatusUnsupportedDtype Status = C.CUBRIDGE_ERR_UNSUPPORTED_DTYPE
+	StatusUnsupportedDType Status = C.CUBRIDGE_ERR_UNSUPPORTED_DTYPE
 	StatusOutOfMemory      Status = C.CUBRIDGE_ERR_OUT_OF_MEMORY
 	StatusNoDevice         Status = C.CUBRIDGE_ERR_NO_DEVICE
 	StatusDriver           Status = C.CUBRIDGE_ERR_DRIVER
@@ -27,37 +28,60 @@ const (
 	StatusInternal         Status = C.CUBRIDGE_ERR_INTERNAL
 )
 
+// StatusUnsupportedDtype is StatusUnsupportedDType.
+//
+// Deprecated: use StatusUnsupportedDType (the package spells it DType everywhere).
+const StatusUnsupportedDtype = StatusUnsupportedDType
+
 // String returns the library's stable upper-case name of s, e.g. "OUT_OF_MEMORY".
 func (s Status) String() string {
 	return C.GoString(C.cubridge_status_name(C.int(s)))
+}
+
+// Statuses returns every status the C library defines, read from its table
+// (statuses are numbered from 0; the library names each one).
+func Statuses() []Status {
+	var out []Status
+	for s := Status(0); s.String() != "UNKNOWN"; s++ {
+		out = append(out, s)
+	}
+	return out
+}
+
+// sentinels is the one table from failure status to sentinel error, filled
+// by sentinel() as the Err* variables below are initialized.
+var sentinels = map[Status]error{}
+
+// sentinel makes the sentinel error of s and records it in the table.
+func sentinel(s Status, text string) error {
+	err := errors.New("cubridge: " + text)
+	sentinels[s] = err
+	return err
 }
 
 // Sentinel errors, one per failure status. Every error returned by this
 // package for a failed library call matches exactly one of them with
 // errors.Is; use errors.As with *Error to get the library's message.
 var (
-	ErrInvalidArgument  = errors.New("cubridge: invalid argument")
-	ErrUnsupportedDtype = errors.New("cubridge: unsupported dtype")
-	ErrOutOfMemory      = errors.New("cubridge: out of memory")
-	ErrNoDevice         = errors.New("cubridge: no CUDA device")
-	ErrDriver           = errors.New("cubridge: CUDA driver missing or too old")
-	ErrLaunchFailed     = errors.New("cubridge: kernel launch failed")
-	ErrCUDA             = errors.New("cubridge: CUDA error")
-	ErrCUDASticky       = errors.New("cubridge: CUDA context unusable")
-	ErrInternal         = errors.New("cubridge: internal error")
+	ErrInvalidArgument  = sentinel(StatusInvalidArgument, "invalid argument")
+	ErrUnsupportedDType = sentinel(StatusUnsupportedDType, "unsupported dtype")
+	ErrOutOfMemory      = sentinel(StatusOutOfMemory, "out of memory")
+	ErrNoDevice         = sentinel(StatusNoDevice, "no CUDA device")
+	ErrDriver           = sentinel(StatusDriver, "CUDA driver missing or too old")
+	ErrLaunchFailed     = sentinel(StatusLaunchFailed, "kernel launch failed")
+	ErrCUDA             = sentinel(StatusCUDA, "CUDA error")
+	ErrCUDASticky       = sentinel(StatusCUDASticky, "CUDA context unusable")
+	ErrInternal         = sentinel(StatusInternal, "internal error")
 )
 
-var sentinels = map[Status]error{
-	StatusInvalidArgument:  ErrInvalidArgument,
-	StatusUnsupportedDtype: ErrUnsupportedDtype,
-	StatusOutOfMemory:      ErrOutOfMemory,
-	StatusNoDevice:         ErrNoDevice,
-	StatusDriver:           ErrDriver,
-	StatusLaunchFailed:     ErrLaunchFailed,
-	StatusCUDA:             ErrCUDA,
-	StatusCUDASticky:       ErrCUDASticky,
-	StatusInternal:         ErrInternal,
-}
+// ErrUnsupportedDtype is ErrUnsupportedDType (the same error value).
+//
+// Deprecated: use ErrUnsupportedDType.
+var ErrUnsupportedDtype = ErrUnsupportedDType
+
+// Sentinel returns the sentinel error of a failure status (ErrOutOfMemory
+// for StatusOutOfMemory, ...), or nil for StatusOK and unknown statuses.
+func (s Status) Sentinel() error { return sentinels[s] }
 
 // Error is a failed operation: the operation's name, the status and the
 // message that explains it (from the C library, or from the argument checks

@@ -19,7 +19,7 @@ func TestStatusSentinels(t *testing.T) {
 		sentinel error
 	}{
 		{cubridge.StatusInvalidArgument, "INVALID_ARGUMENT", cubridge.ErrInvalidArgument},
-		{cubridge.StatusUnsupportedDtype, "UNSUPPORTED_DTYPE", cubridge.ErrUnsupportedDtype},
+		{cubridge.StatusUnsupportedDType, "UNSUPPORTED_DTYPE", cubridge.ErrUnsupportedDType},
 		{cubridge.StatusOutOfMemory, "OUT_OF_MEMORY", cubridge.ErrOutOfMemory},
 		{cubridge.StatusNoDevice, "NO_DEVICE", cubridge.ErrNoDevice},
 		{cubridge.StatusDriver, "DRIVER", cubridge.ErrDriver},

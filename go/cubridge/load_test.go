@@ -242,7 +242,7 @@ func TestSoak(t *testing.T) {
 
 func soakRound(w, r int, s *cubridge.Stream) error {
 	n := 1 + (w*131+r*977)%(1<<16)
-	kinds := []func(int) (*cubridge.Buffer[float64], error){
+	kinds := []func(int, ...cubridge.AllocOption) (*cubridge.Buffer[float64], error){
 		cubridge.NewDevice[float64], cubridge.NewManaged[float64], cubridge.NewPinned[float64],
 	}
 	a, err := kinds[r%3](n)

@@ -37,8 +37,32 @@ func bufferElem[T Number](op elemOp, s *Stream, scalar C.double, out operand[T],
 			b = in.b.ptr
 		}
 	}
-	dt, o := DTypeOf[T](), out.b.ptr
-	return check(name, func() C.cubridge_status { return callElem(op, dt, a, b, o, n, scalar, sh) })
+	dt, o, dev := DTypeOf[T](), out.b.ptr, sameDevice(out, ins)
+	return check(name, func() C.cubridge_status {
+		if dev >= 0 {
+			// Every operand is device memory of dev: the op skips its pointer lookups.
+			if st := C.cubridge_assume_device(C.int(dev)); st != C.CUBRIDGE_OK {
+				return st
+			}
+		}
+		return callElem(op, dt, a, b, o, n, scalar, sh)
+	})
+}
+
+// sameDevice returns the device of the operands when all are device memory
+// of one device (the C library may then take that as known), else -1 (it
+// looks each pointer up and refuses a mix of devices with a message).
+func sameDevice[T Number](out operand[T], ins []operand[T]) int {
+	dev := out.b.device
+	if out.b.kind != DeviceMemory {
+		return -1
+	}
+	for _, in := range ins {
+		if in.b.kind != DeviceMemory || in.b.device != dev {
+			return -1
+		}
+	}
+	return dev
 }
 
 // AddBuffer queues dst = a + b on stream s (nil: the default stream). The

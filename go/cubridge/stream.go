@@ -33,6 +33,32 @@ func NewStream() (*Stream, error) {
 	return newStream(h), nil
 }
 
+// NewStreamOn creates a stream on CUDA device d (on the CPU backend only
+// device 0 exists). Work on it runs on d; buffers of another device given
+// with it are ErrInvalidArgument.
+func NewStreamOn(d int) (*Stream, error) {
+	var h C.cubridge_stream
+	if err := check("stream_create_on", func() C.cubridge_status {
+		return C.cubridge_stream_create_on(C.int(d), &h)
+	}); err != nil {
+		return nil, err
+	}
+	return newStream(h), nil
+}
+
+// Device returns the CUDA device s belongs to (a nil Stream: the default
+// stream of the C library's current device, 0 unless other C code changed it).
+func (s *Stream) Device() (int, error) {
+	h, sh, err := begin("stream_device", s)
+	if err != nil {
+		return 0, err
+	}
+	defer h.release()
+	var d C.int
+	err = check("stream_device", func() C.cubridge_status { return C.cubridge_stream_device(sh, &d) })
+	return int(d), err
+}
+
 // StreamFromHandle wraps a cudaStream_t created elsewhere (by CuPy, torch,
 // ...) without owning it: Close releases only the wrapper.
 func StreamFromHandle(handle uintptr) (*Stream, error) {

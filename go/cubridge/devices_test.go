@@ -1,0 +1,158 @@
+package cubridge_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubridge/cubridge/go/cubridge"
+)
+
+// deviceAPIRows: bad calls of the device, stream-on-device and pool API for
+// TestAPIWalk (refused alike on every backend).
+func deviceAPIRows(f *walkFixture) map[string][]badCall {
+	const noSuch = 1 << 20 // no machine has this many GPUs
+	return map[string][]badCall{
+		"OnDevice": {
+			{"device -2", inv, func() error { return ignoreValue(cubridge.NewDevice[float32](4, cubridge.OnDevice(-2))) }},
+			{"no such device", inv, func() error { return ignoreValue(cubridge.NewDevice[float32](4, cubridge.OnDevice(noSuch))) }},
+		},
+		"OnStream": {
+			{"closed stream", inv, func() error { return ignoreValue(cubridge.NewDevice[float32](4, cubridge.OnStream(f.closedStream))) }},
+		},
+		"Buffer.Device": nil, // a getter, nil-safe
+		"NewStreamOn": {
+			{"device -5", inv, func() error { return ignoreValue(cubridge.NewStreamOn(-5)) }},
+			{"no such device", inv, func() error { return ignoreValue(cubridge.NewStreamOn(noSuch)) }},
+		},
+		"Stream.Device": {
+			{"closed", inv, func() error { return ignoreValue(f.closedStream.Device()) }},
+		},
+		"ReadMemoryStats": {
+			{"no such device", inv, func() error { return ignoreValue(cubridge.ReadMemoryStats(noSuch)) }},
+		},
+		"EmptyCache": {
+			{"no such device", inv, func() error { return cubridge.EmptyCache(noSuch) }},
+		},
+		"MemInfoOn": {
+			{"no such device", inv, func() error { _, _, err := cubridge.MemInfoOn(noSuch); return err }},
+		},
+	}
+}
+
+// ignoreValue keeps the error of a (value, error) result.
+func ignoreValue(_ any, err error) error { return err }
+
+func deviceCount(t *testing.T) int {
+	t.Helper()
+	devs, err := cubridge.Devices()
+	require.NoError(t, err)
+	return len(devs)
+}
+
+func TestBufferDevice(t *testing.T) {
+	b, err := cubridge.NewDevice[float32](16)
+	require.NoError(t, err)
+	defer b.Free()
+	assert.Equal(t, 0, b.Device())
+	var nilBuf *cubridge.Buffer[float32]
+	assert.Equal(t, 0, nilBuf.Device())
+	s, err := cubridge.NewStreamOn(0)
+	require.NoError(t, err)
+	defer s.Close()
+	d, err := s.Device()
+	require.NoError(t, err)
+	assert.Equal(t, 0, d)
+	on, err := cubridge.NewDevice[float32](16, cubridge.OnStream(s))
+	require.NoError(t, err)
+	assert.Equal(t, 0, on.Device())
+	require.NoError(t, cubridge.FillBuffer(on, 2, s))
+	require.NoError(t, cubridge.AddBuffer(on, on, on, s))
+	require.NoError(t, s.Synchronize())
+	got := make([]float32, 16)
+	require.NoError(t, on.CopyTo(got))
+	assert.Equal(t, float32(4), got[15])
+	require.NoError(t, on.Free())
+	// A buffer whose stream closed first is freed on the default stream.
+	s2, err := cubridge.NewStreamOn(0)
+	require.NoError(t, err)
+	late, err := cubridge.NewDevice[float32](16, cubridge.OnStream(s2))
+	require.NoError(t, err)
+	require.NoError(t, s2.Close())
+	require.NoError(t, late.Free())
+	stillWorks(t)
+}
+
+// TestCPUBackendHasOneDevice: device 1 is refused with a message naming it.
+func TestCPUBackendHasOneDevice(t *testing.T) {
+	if b, err := cubridge.Backend(); err != nil || b != cubridge.BackendCPU {
+		t.Skip("CUDA backend")
+	}
+	_, err := cubridge.NewDevice[float32](4, cubridge.OnDevice(1))
+	require.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), "1")
+	_, err = cubridge.NewStreamOn(1)
+	require.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	stillWorks(t)
+}
+
+func TestMemoryStats(t *testing.T) {
+	before, err := cubridge.ReadMemoryStats(0)
+	require.NoError(t, err)
+	const n = 1 << 18
+	b, err := cubridge.NewDevice[float32](n)
+	require.NoError(t, err)
+	during, err := cubridge.ReadMemoryStats(0)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, during.InUseBytes, before.InUseBytes+4*n)
+	assert.GreaterOrEqual(t, during.ReservedBytes, during.InUseBytes)
+	assert.GreaterOrEqual(t, during.PeakInUseBytes, during.InUseBytes)
+	assert.Greater(t, during.AllocCount, before.AllocCount)
+	require.NoError(t, b.Free())
+	require.NoError(t, cubridge.Synchronize())
+	after, err := cubridge.ReadMemoryStats(0)
+	require.NoError(t, err)
+	assert.Greater(t, after.FreeCount, before.FreeCount)
+	assert.Less(t, after.InUseBytes, during.InUseBytes)
+	require.NoError(t, cubridge.EmptyCache(0))
+	require.NoError(t, cubridge.EmptyCache(-1))
+	free, total, err := cubridge.MemInfoOn(0)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, free, total)
+	stillWorks(t)
+}
+
+// TestMixedDevices (two GPUs): buffers and streams of different devices in one
+// call are refused naming both devices; each device computes right.
+func TestMixedDevices(t *testing.T) {
+	if b, err := cubridge.Backend(); err != nil || b != cubridge.BackendCUDA || deviceCount(t) < 2 {
+		t.Skip("needs 2 GPUs")
+	}
+	b0, err := cubridge.NewDevice[float32](1000, cubridge.OnDevice(0))
+	require.NoError(t, err)
+	defer b0.Free()
+	b1, err := cubridge.NewDevice[float32](1000, cubridge.OnDevice(1))
+	require.NoError(t, err)
+	defer b1.Free()
+	assert.Equal(t, 1, b1.Device())
+	err = cubridge.AddBuffer(b0, b0, b1, nil)
+	require.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), "device 0")
+	assert.Contains(t, err.Error(), "device 1")
+	s1, err := cubridge.NewStreamOn(1)
+	require.NoError(t, err)
+	defer s1.Close()
+	err = cubridge.AddBuffer(b0, b0, b0, s1)
+	require.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	// Each device on its own.
+	require.NoError(t, cubridge.FillBuffer(b1, 3, s1))
+	require.NoError(t, cubridge.AddBuffer(b1, b1, b1, s1))
+	sum, err := cubridge.SumBuffer(b1, s1)
+	require.NoError(t, err)
+	assert.Equal(t, 6000.0, sum)
+	stats, err := cubridge.ReadMemoryStats(1)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, stats.InUseBytes, uint64(4000))
+	stillWorks(t)
+}
