@@ -185,8 +185,22 @@ class CubridgeLib(Lib):
         raise KeyError(op)
 
     def extra_wall(self, A):
-        cb, a, b = self.cb, A["a"], A["b"]
-        return {"add (new result array)": lambda: cb.add(a, b)}
+        cb, a, b, c = self.cb, A["a"], A["b"], A["c"]
+        rows = {"add (new result array)": lambda: cb.add(a, b)}
+        # Issue 15's foreign-array rows: cubridge called on torch tensors / CuPy arrays
+        # (zero-copy views of the same memory), beside the peer's own "add" row.
+        if self.gpu and isinstance(a, self.cb.Array):
+            for peer in ("torch", "cupy"):
+                try:
+                    mod = __import__(peer)
+                    fa, fb, fc = (mod.from_dlpack(x) for x in (a, b, c))
+                except Exception as e:  # the peer is absent or cannot import ours
+                    log(f"  wall cubridge on {peer} arrays: skipped ({short_err(e)})")
+                    continue
+                rows[f"add on {peer} arrays (out=)"] = lambda fa=fa, fb=fb, fc=fc: cb.add(fa, fb, out=fc)
+                rows[f"add on {peer} arrays (new result)"] = lambda fa=fa, fb=fb: cb.add(fa, fb)
+                rows[f"sum of a {peer} array"] = lambda fa=fa: cb.sum(fa)
+        return rows
 
 
 class CupyLib(Lib):

@@ -4,7 +4,13 @@
 // (the C++ runtime must be linked statically), only allowed system libraries
 // are needed, and an extension module exports nothing but PyInit_<name>.
 //
-// Usage: wheelcheck WHEEL...
+// Usage:
+//
+//	wheelcheck WHEEL...                           check wheels
+//	wheelcheck tag [-expect TAG] [-out FILE] SO...  the platform tag shared objects need
+//
+// The tag mode serves py_wheel's platform = "auto" (and checks a hand-written
+// platform): manylinux_X_Y_ARCH from the newest GLIBC_X.Y symbol version.
 package main
 
 import (
@@ -19,6 +25,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "tag" {
+		if err := tagMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "wheelcheck tag:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: wheelcheck WHEEL...")
 		os.Exit(2)

@@ -6,6 +6,10 @@
 //	wheelmaker -out FILE -name DIST -version V -tag PY-ABI-PLATFORM \
 //	  -metadata HEADERS [-description README] -files MANIFEST
 //
+// With -platform-file F, the tag's platform part is F's content (the tag given
+// is PY-ABI) and -out is a directory that gets the wheel under its PEP 427
+// name; -name-out N writes that file name to N.
+//
 // HEADERS holds METADATA header lines (Name/Version are added); MANIFEST holds
 // one "archive/path<TAB>source/file" line per file.
 package main
@@ -18,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -40,15 +45,43 @@ func main() {
 	metadata := flag.String("metadata", "", "file of METADATA header lines")
 	description := flag.String("description", "", "long description (markdown) file")
 	files := flag.String("files", "", "manifest: archive path TAB source file, per line")
+	platformFile := flag.String("platform-file", "", "file holding the platform tag; -tag is then PY-ABI and -out a directory")
+	nameOut := flag.String("name-out", "", "file to write the wheel's file name to")
 	flag.Parse()
 	if *out == "" || *name == "" || *version == "" || *tag == "" || *files == "" {
 		fmt.Fprintln(os.Stderr, "wheelmaker: -out, -name, -version, -tag and -files are required")
 		os.Exit(2)
 	}
-	if err := run(*out, *name, *version, *tag, *metadata, *description, *files); err != nil {
+	target := *out
+	if *platformFile != "" {
+		platform, err := os.ReadFile(*platformFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "wheelmaker:", err)
+			os.Exit(1)
+		}
+		*tag += "-" + strings.TrimSpace(string(platform))
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "wheelmaker:", err)
+			os.Exit(1)
+		}
+		target = filepath.Join(*out, wheelFileName(*name, *version, *tag))
+	}
+	if *nameOut != "" {
+		if err := os.WriteFile(*nameOut, []byte(filepath.Base(target)+"\n"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "wheelmaker:", err)
+			os.Exit(1)
+		}
+	}
+	if err := run(target, *name, *version, *tag, *metadata, *description, *files); err != nil {
 		fmt.Fprintln(os.Stderr, "wheelmaker:", err)
 		os.Exit(1)
 	}
+}
+
+// wheelFileName is the PEP 427 file name: DIST-VERSION-PY-ABI-PLATFORM.whl
+// with "-" in the distribution name escaped.
+func wheelFileName(name, version, tag string) string {
+	return strings.ReplaceAll(name, "-", "_") + "-" + version + "-" + tag + ".whl"
 }
 
 func run(out, name, version, tag, metadataFile, descriptionFile, manifest string) error {
