@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Builds what the GPU host runs (tests/gpu/run_all.sh) and packs it into
 # DIR/bundle.tar.xz (default DIR: .artifacts/, git-ignored): the C++ and Go test
-# binaries, cubridge-info, the Go benchmark and the wheel. Compressed: the device tool carries at
+# binaries, cubridge-info, the Go benchmarks and the wheel (multi_gpu.sh needs comm_test
+# and ncclbench too). Compressed: the device tool carries at
 # most 64 MiB, working tree included. On the GPU host:
 #   mkdir -p /tmp/a && tar -xJf .artifacts/bundle.tar.xz -C /tmp/a && tests/gpu/run_all.sh /tmp/a OUT
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 dir="${1:-.artifacts}"
-targets=(//cuda:cubridge_test //toolchains/cuda/tests:smoke_test //go/cubridge:cubridge_test
-  //go/cubridge:cubridge_race_test //go/cmd/cubridge-info //bench/gobench //python:wheel)
-tools/bazel build "${targets[@]}"
+targets=(//cuda:cubridge_test //cuda:cubridge_bench //toolchains/cuda/tests:smoke_test
+  //go/cubridge:cubridge_test //go/cubridge:cubridge_race_test //go/cmd/cubridge-info
+  //bench/gobench //python:wheel //cuda:comm_test //bench/ncclbench)
+# BUILD_FLAGS: extra Bazel flags, e.g. --config=ci to build sm_90 only (the H100).
+# shellcheck disable=SC2086
+tools/bazel build ${BUILD_FLAGS:-} "${targets[@]}"
 staging="$(mktemp -d)"
 trap 'rm -rf "${staging}"' EXIT
-cp bazel-bin/cuda/cubridge_test bazel-bin/toolchains/cuda/tests/smoke_test \
+cp bazel-bin/cuda/cubridge_test bazel-bin/cuda/cubridge_bench bazel-bin/toolchains/cuda/tests/smoke_test \
   bazel-bin/go/cubridge/cubridge_test.test bazel-bin/go/cubridge/cubridge_race_test.test \
   bazel-bin/go/cmd/cubridge-info/cubridge-info bazel-bin/bench/gobench/gobench \
+  bazel-bin/cuda/comm_test bazel-bin/bench/ncclbench/ncclbench \
   bazel-bin/python/cubridge-*.whl "${staging}/"
 chmod u+w "${staging}"/*
 mkdir -p "${dir}"

@@ -23,5 +23,6 @@ step py_smoke "${limit}" env PYTHONPATH="${pkg}" python3 python/tests/gpu_smoke.
 if [[ "${BENCH:-0}" == 1 ]]; then
   step bench_py "${limit}" env PYTHONPATH="${pkg}" python3 bench/bench.py --out "${out}"
   step bench_go "${limit}" "${art}/gobench" -out "${out}/gobench.json"
+  step bench_cxx "${limit}" env CUBRIDGE_BACKEND=cuda "${art}/cubridge_bench"
 fi
 echo "gpu host: ${pass} passed, ${fail} failed"

@@ -1,0 +1,239 @@
+"""The multi-GPU battery (issue 13) for the GPU host: pytest, the wheel on PYTHONPATH.
+
+    CUBRIDGE_BACKEND=cuda python3 -m pytest -q -rs tests/gpu/multi_gpu_test.py
+
+Runs on any number of GPUs: with one, the checks that need a second device skip
+(named below) and the communicators are one-rank (all_reduce is the identity,
+broadcast a copy, ...); with two or more every check runs. After each refused
+call the library must still compute right answers (`healthy`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cubridge
+
+torch = pytest.importorskip("torch")
+NDEV = torch.cuda.device_count()
+if cubridge.backend() != "cuda" or NDEV == 0:
+    pytest.skip("needs the CUDA backend and a GPU", allow_module_level=True)
+
+two = pytest.mark.skipif(NDEV < 2, reason="needs 2 GPUs (this host has 1)")
+
+
+def healthy(device: int = 0) -> None:
+    """Right answers on `device` after whatever happened before."""
+    x = torch.arange(1000, dtype=torch.float32, device=f"cuda:{device}")
+    out = torch.empty_like(x)
+    cubridge.add(x, x, out=out)
+    torch.cuda.synchronize(device)
+    assert torch.equal(out, x + x)
+    assert cubridge.sum(x) == 499500.0
+
+
+# ---- ops on each device (issue 13.1) -----------------------------------------
+
+
+@pytest.mark.parametrize("dev", range(NDEV))
+def test_ops_on_each_device_torch(dev):
+    x = torch.arange(1 << 16, dtype=torch.float32, device=f"cuda:{dev}")
+    out = torch.empty_like(x)
+    cubridge.add(x, x, out=out)
+    torch.cuda.synchronize(dev)
+    assert torch.equal(out, 2 * x)
+    assert cubridge.sum(x) == float(x.double().sum())
+    assert cubridge.max(x) == float(x.max())
+    healthy(dev)
+
+
+@pytest.mark.parametrize("dev", range(NDEV))
+def test_arrays_on_each_device(dev):
+    a = cubridge.full(1000, 3.0, "float32", device=dev)
+    assert a.device == dev
+    assert a.__dlpack_device__() == (2, dev)
+    b = cubridge.mul(a, a)
+    assert b.device == dev
+    assert cubridge.sum(b) == 9000.0
+    t = torch.from_dlpack(b)
+    assert t.device == torch.device("cuda", dev)
+
+
+def test_current_device_left_alone():
+    torch.cuda.set_device(0)
+    x = torch.ones(100, device=f"cuda:{NDEV - 1}")
+    cubridge.sum(x)
+    assert torch.cuda.current_device() == 0
+
+
+@two
+def test_mixed_devices_refused_then_healthy():
+    x0 = torch.ones(1000, device="cuda:0")
+    x1 = torch.ones(1000, device="cuda:1")
+    with pytest.raises(cubridge.InvalidArgumentError, match="device 0.*device 1|device 1.*device 0"):
+        cubridge.add(x0, x1)
+    with pytest.raises(cubridge.InvalidArgumentError):
+        cubridge.add(x0, x0, out=torch.empty_like(x1))
+    healthy(0)
+    healthy(1)
+
+
+@two
+def test_foreign_arrays_on_cuda1():
+    cupy = pytest.importorskip("cupy")
+    x = torch.arange(1 << 20, dtype=torch.float32, device="cuda:1")
+    assert cubridge.sum(x) == float(x.double().sum())  # illegal access before issue 13
+    with cupy.cuda.Device(1):
+        c = cupy.arange(1 << 20, dtype=cupy.float32)
+        out = cupy.empty_like(c)
+    cubridge.add(c, c, out=out)
+    cupy.cuda.Device(1).synchronize()
+    assert bool((out == 2 * c).all())
+    healthy(1)
+
+
+@two
+def test_stream_of_other_device_refused():
+    x = torch.ones(1000, device="cuda:0")
+    s1 = torch.cuda.Stream(device=1)
+    with pytest.raises(cubridge.InvalidArgumentError):
+        cubridge.add(x, x, out=torch.empty_like(x), stream=s1)
+    healthy(0)
+
+
+# ---- NCCL communicators (issue 13.2) ------------------------------------------
+
+
+def test_nccl_found():
+    v = cubridge.Comm.nccl_version()
+    assert v[0] == 2, v
+
+
+@pytest.fixture
+def comm():
+    with cubridge.Comm() as c:
+        yield c
+    assert c.closed
+
+
+def per_device(make):
+    return [make(d) for d in range(NDEV)]
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64])
+def test_all_reduce_vs_numpy(comm, op, dtype):
+    n = 4097
+    host = [np.random.default_rng(r).integers(1, 5, n) for r in range(NDEV)]
+    xs = per_device(lambda d: torch.tensor(host[d], dtype=dtype, device=f"cuda:{d}"))
+    comm.all_reduce(xs, op=op)
+    want = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[op](np.stack(host), axis=0)
+    for d, x in enumerate(xs):
+        torch.cuda.synchronize(d)
+        np.testing.assert_array_equal(x.cpu().numpy(), want.astype(x.cpu().numpy().dtype))
+
+
+def test_all_reduce_out_of_place_and_half_types(comm):
+    for dtype in (torch.float16, torch.bfloat16):
+        xs = per_device(lambda d: torch.full((1000,), d + 1.0, dtype=dtype, device=f"cuda:{d}"))
+        ys = per_device(lambda d: torch.empty(1000, dtype=dtype, device=f"cuda:{d}"))
+        assert comm.all_reduce(xs, ys) is ys
+        for d in range(NDEV):
+            torch.cuda.synchronize(d)
+            assert float(ys[d][0]) == NDEV * (NDEV + 1) / 2
+            assert float(xs[d][0]) == d + 1.0
+
+
+def test_broadcast_reduce_scatter_all_gather(comm):
+    n = 1024
+    root = NDEV - 1
+    xs = per_device(lambda d: torch.full((n,), float(d), device=f"cuda:{d}"))
+    comm.broadcast(xs, root=root)
+    for d in range(NDEV):
+        torch.cuda.synchronize(d)
+        assert torch.all(xs[d] == root)
+    send = per_device(lambda d: torch.full((n,), float(d), device=f"cuda:{d}"))
+    gathered = per_device(lambda d: torch.empty(n * NDEV, device=f"cuda:{d}"))
+    comm.all_gather(send, gathered)
+    want = np.repeat(np.arange(NDEV, dtype=np.float32), n)
+    for d in range(NDEV):
+        torch.cuda.synchronize(d)
+        np.testing.assert_array_equal(gathered[d].cpu().numpy(), want)
+    recv = per_device(lambda d: torch.empty(n, device=f"cuda:{d}"))
+    comm.reduce_scatter(gathered, recv)
+    for d in range(NDEV):
+        torch.cuda.synchronize(d)
+        assert torch.all(recv[d] == NDEV * d)
+
+
+def test_collectives_on_cubridge_and_cupy_arrays(comm):
+    arrays = per_device(lambda d: cubridge.full(100, 2.0, "float32", device=d))
+    comm.all_reduce(arrays, op="sum")
+    for a in arrays:
+        np.testing.assert_array_equal(a.to_numpy(), np.full(100, 2.0 * NDEV, np.float32))
+    cupy = pytest.importorskip("cupy")
+    cs = []
+    for d in range(NDEV):
+        with cupy.cuda.Device(d):
+            cs.append(cupy.full(100, 3, dtype=cupy.int64))
+    comm.all_reduce(cs, op="max")
+    for d, c in enumerate(cs):
+        with cupy.cuda.Device(d):
+            assert int(c.max()) == 3
+
+
+def test_streams(comm):
+    streams = per_device(lambda d: torch.cuda.Stream(device=d))
+    xs = per_device(lambda d: torch.ones(1 << 20, device=f"cuda:{d}"))
+    comm.all_reduce(xs, stream=streams)
+    for s, x in zip(streams, xs):
+        s.synchronize()
+        assert float(x[0]) == NDEV
+
+
+def test_refusals_then_healthy(comm):
+    xs = per_device(lambda d: torch.ones(16, device=f"cuda:{d}"))
+    with pytest.raises(ValueError, match="op"):
+        comm.all_reduce(xs, op="mean")
+    with pytest.raises(ValueError, match="root"):
+        comm.broadcast(xs, root=NDEV)
+    with pytest.raises(cubridge.InvalidArgumentError, match="pageable host memory"):
+        comm.all_reduce([np.ones(16, np.float32)] * NDEV)
+    with pytest.raises(ValueError, match="nranks"):
+        comm.all_gather(xs, xs)
+    if NDEV > 1:
+        swapped = xs[::-1]
+        with pytest.raises(cubridge.InvalidArgumentError, match="is on device"):
+            comm.all_reduce(swapped)
+        with pytest.raises(ValueError, match="one array per local device"):
+            comm.all_reduce(xs[:1])
+    healthy(0)
+    comm.all_reduce(xs)
+    for d in range(NDEV):
+        torch.cuda.synchronize(d)
+        assert float(xs[d][0]) == NDEV
+
+
+def test_closed_comm_refused():
+    c = cubridge.Comm([0])
+    c.close()
+    c.close()
+    with pytest.raises(ValueError, match="closed"):
+        c.all_reduce(torch.ones(4, device="cuda:0"))
+    healthy(0)
+
+
+def test_two_ranks_over_a_unique_id():
+    """Processes joined by a unique id: one rank per GPU (a one-rank
+    communicator on a single-GPU host: NCCL refuses two ranks on one GPU)."""
+    script = os.path.join(os.path.dirname(__file__), "nccl_ranks.py")
+    nranks = min(NDEV, 2)
+    r = subprocess.run([sys.executable, script, str(nranks)], capture_output=True, text=True, timeout=240)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("rank ok") == nranks
