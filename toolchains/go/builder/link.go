@@ -60,7 +60,11 @@ func runLink(args []string) error {
 	}
 	largs = append(largs, ldflags...)
 	largs = append(largs, abs(s.root, *mainArc))
-	return s.run(s.root, s.env(), s.tool("link"), largs...)
+	// No GOROOT in the linker's environment, as `go build -trimpath` does: the
+	// linker would otherwise record the SDK's absolute path (under the
+	// sandbox of this action) as runtime.GOROOT(), and binaries built in two
+	// output bases would differ. The importcfg names every archive.
+	return s.run(s.root, s.env("GOROOT="), s.tool("link"), largs...)
 }
 
 // absFlag makes an archive or object path absolute (the external linker runs
