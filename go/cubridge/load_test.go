@@ -3,6 +3,8 @@ package cubridge_test
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +27,13 @@ func envInt(name string, def int) int {
 }
 
 // rssBytes is this process's resident set size (Linux), 0 elsewhere.
+// rssBytes is the resident set size after a collection that hands freed Go
+// heap back to the OS: what is retained, not garbage the collector has not
+// reached yet (under -race, GC timing alone moved RSS by 60+ MiB on a loaded
+// machine).
 func rssBytes() int64 {
+	runtime.GC()
+	debug.FreeOSMemory()
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
 		return 0
@@ -169,9 +177,17 @@ func TestLoad(t *testing.T) {
 	run(200 * time.Millisecond)
 	rss0 := rssBytes()
 	dev0, onGPU := deviceUsed(t)
+	stats0, err := cubridge.ReadMemoryStats(-1)
+	require.NoError(t, err)
 	n := run(time.Duration(seconds) * time.Second)
 	require.NoError(t, cubridge.Synchronize())
 	rss1 := rssBytes()
+	// Exact: every buffer the rounds allocated was freed.
+	stats1, err := cubridge.ReadMemoryStats(-1)
+	require.NoError(t, err)
+	assert.Equal(t, stats0.InUseBytes, stats1.InUseBytes, "library memory in use after the rounds")
+	assert.Equal(t, stats1.AllocCount-stats0.AllocCount, stats1.FreeCount-stats0.FreeCount,
+		"allocations and frees during the rounds")
 	t.Logf("load: %d goroutines, %d rounds in %ds; RSS %d -> %d KiB", goroutines, n, seconds, rss0>>10, rss1>>10)
 	assert.Positive(t, n)
 	// Generous: the Go heap and allocator caches move; a leak of even one
