@@ -111,11 +111,16 @@ static PyObject* cb_comm_init_all(PyObject* m, PyObject* args) {
 }
 
 static PyObject* cb_comm_init_rank(PyObject* m, PyObject* args) {
-  const char* id_bytes;
+  PyObject* id_obj;
+  char* id_bytes;
   Py_ssize_t id_len;
   int nranks, rank, device;
-  if (!PyArg_ParseTuple(args, "y#iii:_comm_init_rank", &id_bytes, &id_len, &nranks, &rank, &device))
+  /* "S", not "y#": under the limited API of 3.11 the '#' formats need
+   * PY_SSIZE_T_CLEAN, which 3.13+ headers no longer honour, and CPython
+   * 3.11/3.12 raise SystemError for them at run time. */
+  if (!PyArg_ParseTuple(args, "Siii:_comm_init_rank", &id_obj, &nranks, &rank, &device))
     return NULL;
+  if (PyBytes_AsStringAndSize(id_obj, &id_bytes, &id_len) < 0) return NULL;
   if (id_len != CUBRIDGE_COMM_UNIQUE_ID_BYTES) {
     return PyErr_Format(PyExc_ValueError,
                         "unique_id must be %d bytes (from Comm.unique_id()), got %zd",

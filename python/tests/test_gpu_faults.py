@@ -89,6 +89,13 @@ def test_out_of_memory_mid_pipeline_leaves_out_untouched() -> None:
         )  # CPU-thread path works
     finally:
         del held
+        # The caching allocator keeps freed blocks for reuse, as CuPy's and
+        # torch's do: hand the whole card back so other processes (the child
+        # tests below) can allocate again, and check that it really does.
+        free_before, _ = cubridge.mem_info()
+        cubridge.empty_cache()
+        free_after, _ = cubridge.mem_info()
+        assert free_after > free_before + (1 << 30), (free_before, free_after)
     works()
 
 

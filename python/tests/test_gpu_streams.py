@@ -43,9 +43,30 @@ class CAIOnly:
         return self.x.__cuda_array_interface__
 
 
+def warm_up_kernels() -> None:
+    """CUDA loads a kernel's module at its first launch (lazy loading, the
+    default) and that load waits for the device: launch every kernel the tests
+    use once, with their sizes and dtypes, before the unrelated stream spins,
+    or the first launch (not cubridge's ordering) waits for it."""
+    t = torch.zeros(N, device="cuda")
+    float(t.sum())
+    x = cupy.full(N, 3.0, dtype=cupy.float32)
+    y = cupy.empty_like(x)
+    float(y[0]), float(x.sum())
+    a = cubridge.zeros(N, "float32")
+    cubridge.fill(a, 1.0)
+    b = cubridge.mul(cubridge.full(N, 1.0, "float32"), a)
+    cubridge.add(CAIOnly(x), CAIOnly(x), out=CAIOnly(y))
+    assert cubridge.sum(b) == float(N)
+    assert float(cupy.asarray(a).sum()) == float(N)
+    assert float(torch.from_dlpack(a).sum()) == float(N)
+    torch.cuda.synchronize()
+
+
 @pytest.fixture
 def busy_stream() -> Any:
     """An unrelated, non-blocking torch stream kept busy for about a second."""
+    warm_up_kernels()
     cubridge.synchronize()
     u = torch.cuda.Stream()
     with torch.cuda.stream(u):

@@ -16,11 +16,11 @@ targets=(//cuda:cubridge_test //cuda:cubridge_bench //toolchains/cuda/tests:smok
 tools/bazel build ${BUILD_FLAGS:-} "${targets[@]}"
 staging="$(mktemp -d)"
 trap 'rm -rf "${staging}"' EXIT
-cp bazel-bin/cuda/cubridge_test bazel-bin/cuda/cubridge_bench bazel-bin/toolchains/cuda/tests/smoke_test \
-  bazel-bin/go/cubridge/cubridge_test.test bazel-bin/go/cubridge/cubridge_race_test.test \
-  bazel-bin/go/cmd/cubridge-info/cubridge-info bazel-bin/bench/gobench/gobench \
-  bazel-bin/cuda/comm_test bazel-bin/bench/ncclbench/ncclbench \
-  bazel-bin/python/cubridge-*.whl "${staging}/"
+# The outputs where Bazel put them (the race test lives in a transitioned
+# configuration's bin directory, not bazel-bin), copied flat.
+# shellcheck disable=SC2086
+tools/bazel cquery ${BUILD_FLAGS:-} "set(${targets[*]})" --output=files 2>/dev/null |
+  while read -r f; do cp "${f}" "${staging}/"; done
 chmod u+w "${staging}"/*
 mkdir -p "${dir}"
 tar -C "${staging}" -cJf "${dir}/bundle.tar.xz" .

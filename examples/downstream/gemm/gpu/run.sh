@@ -24,6 +24,8 @@ ln -s "${libs}" "${godir}/nvidia/cu13/lib"
 cp "${go_test}" "${godir}/gemm_go_test"
 "${godir}/gemm_go_test" -test.v | tee "${out}/gemm_go_test.log"
 echo "== Python tests"
-PYTHONPATH="${pkg}" python3 -m pytest -p no:cacheprovider -q -rs tests/gemm_test.py | tee "${out}/gemm_py_test.log"
+# -P: not the working directory on sys.path, where the source package mygemm/
+# (without its compiled _gemm) would shadow the installed one.
+env -u LD_LIBRARY_PATH PYTHONPATH="${pkg}" python3 -P -m pytest -p no:cacheprovider -q -rs tests/gemm_test.py | tee "${out}/gemm_py_test.log"
 echo "== benchmark"
-PYTHONPATH="${pkg}" python3 gpu/bench_gemm.py --out "${out}/bench_gemm.json" | tee "${out}/bench_gemm.log"
+env -u LD_LIBRARY_PATH PYTHONPATH="${pkg}" python3 gpu/bench_gemm.py --out "${out}/bench_gemm.json" | tee "${out}/bench_gemm.log"
