@@ -229,10 +229,48 @@ func smallT[T cubridge.Float](b *bench) {
 		Note: "AddBuffer on the default stream, async; one Synchronize per round"}
 	per, err := loop(rounds, calls, func() error { return cubridge.AddBuffer(bufs[2], bufs[0], bufs[1], nil) }, cubridge.Synchronize)
 	b.record(r, per, err)
+	if b.onGPU {
+		smallGraph(b, bufs, rounds, calls)
+	}
 	// Sums: each call waits for its result.
 	r = Result{Kind: "small", Op: "sum", DType: dt, N: n, Calls: calls / 4, Reps: rounds,
 		Note: "SumBuffer: each call returns the float64 to Go"}
 	per, err = loop(rounds, calls/4, func() error { _, err := cubridge.SumBuffer(bufs[0], nil); return err }, cubridge.Synchronize)
+	b.record(r, per, err)
+}
+
+// graphBatch is how many adds one recorded graph holds.
+const graphBatch = 64
+
+// smallGraph times the same small adds recorded in a Graph of graphBatch adds
+// and replayed (Stream.Capture, Graph.Launch): per add.
+func smallGraph[T cubridge.Float](b *bench, bufs []*cubridge.Buffer[T], rounds, calls int) {
+	dt := dtypeName[T]()
+	r := Result{Kind: "small", Op: "add (graph)", DType: dt, N: bufs[0].Len(), Calls: calls, Reps: rounds,
+		Note: fmt.Sprintf("AddBuffer x %d recorded once (Stream.Capture), replayed with Graph.Launch; per add", graphBatch)}
+	s, err := cubridge.NewStream()
+	if err != nil {
+		b.record(r, nil, err)
+		return
+	}
+	defer s.Close()
+	g, err := s.Capture(func() error {
+		for i := 0; i < graphBatch; i++ {
+			if err := cubridge.AddBuffer(bufs[2], bufs[0], bufs[1], s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.record(r, nil, err)
+		return
+	}
+	defer g.Close()
+	per, err := loop(rounds, calls/graphBatch, func() error { return g.Launch(s) }, s.Synchronize)
+	for i := range per {
+		per[i] /= graphBatch
+	}
 	b.record(r, per, err)
 }
 
@@ -525,6 +563,8 @@ func (b *bench) targets() []Target {
 	}
 	for _, dt := range []string{"float32", "float64"} {
 		add("Go small async add "+dt+" n=1000 <= 3 us per call", b.find("small", "add", dt, 1000), 3, "us", us, false)
+		add(fmt.Sprintf("Go small add %s n=1000 in a graph of %d <= 3 us per add", dt, graphBatch),
+			b.find("small", "add (graph)", dt, 1000), 3, "us", us, false)
 	}
 	for _, op := range []string{"add", "axpy"} {
 		for _, dt := range []string{"float32", "float64"} {

@@ -275,7 +275,16 @@ func apiTable(f *walkFixture) map[string][]badCall {
 			{"closed", inv, func() error { return f.closedStream.Synchronize() }},
 		},
 		"Stream.Close": nil, // nil and closed streams: no-ops (TestAPIWalkNilReceivers)
-		"NewEvent":     nil,
+		"Stream.Capture": {
+			{"nil stream", inv, func() error { return ignore1(nilStream.Capture(func() error { return nil })) }},
+			{"closed stream", inv, func() error { return ignore1(f.closedStream.Capture(func() error { return nil })) }},
+			{"nil record", inv, func() error { return ignore1(f.stream.Capture(nil)) }},
+		},
+		"Graph.Launch": {
+			{"nil graph", inv, func() error { return (*cubridge.Graph)(nil).Launch(nil) }},
+		},
+		"Graph.Close": nil, // a nil graph: a no-op
+		"NewEvent":    nil,
 		"Event.Record": {
 			{"nil event", inv, func() error { return nilEvent.Record(nil) }},
 			{"closed event", inv, func() error { return f.closedEvent.Record(nil) }},

@@ -249,6 +249,21 @@ CUBRIDGE_API cubridge_status cubridge_stream_device(cubridge_stream stream, int*
 CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
                                                         cubridge_event event);
 
+/* ---- graphs: record the work enqueued on a stream, replay it as one launch ----
+ * Between begin and end, the asynchronous ops called with `stream` (a created
+ * stream, not the default one) are recorded instead of run. Ops that return
+ * to the host (reductions, host-array paths, synchronize) cannot be recorded:
+ * end_capture then fails and the stream runs normally again. Each launch
+ * replays the recorded ops with the pointers and sizes they were given, on
+ * the recording's device. CUDA backend only (else CUBRIDGE_ERR_NO_DEVICE). */
+typedef struct cubridge_graph_s* cubridge_graph;
+CUBRIDGE_API cubridge_status cubridge_stream_begin_capture(cubridge_stream stream);
+CUBRIDGE_API cubridge_status cubridge_stream_end_capture(cubridge_stream stream,
+                                                         cubridge_graph* graph);
+/* Enqueues the whole recording on `stream` (NULL: the default stream). */
+CUBRIDGE_API cubridge_status cubridge_graph_launch(cubridge_graph graph, cubridge_stream stream);
+CUBRIDGE_API cubridge_status cubridge_graph_destroy(cubridge_graph graph);
+
 CUBRIDGE_API cubridge_status cubridge_event_create(cubridge_event* event);
 CUBRIDGE_API cubridge_status cubridge_event_destroy(cubridge_event event);
 /* Records on `stream`; an event created on another device than the stream's

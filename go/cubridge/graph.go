@@ -1,0 +1,97 @@
+package cubridge
+
+// #include "cubridge/cubridge.h"
+import "C"
+
+import (
+	"errors"
+	"runtime"
+)
+
+// Graph is work recorded on a stream once and replayed by Launch for the
+// cost of one launch, however many operations it holds: the way to run many
+// small operations faster than one launch each (a CUDA graph). A Graph
+// replays the buffers and lengths it was recorded with, so keep those
+// buffers alive while the Graph is used. CUDA backend only.
+//
+// A Graph is safe for use by many goroutines; Close waits for launches that
+// are using it to return.
+type Graph struct {
+	res     resource
+	h       C.cubridge_graph
+	cleanup runtime.Cleanup
+}
+
+// Capture records the operations that record enqueues on s (a stream from
+// NewStream, not the default stream) into a Graph instead of running them.
+// Only asynchronous operations on device buffers can be recorded: an
+// operation that returns a value or uses host memory (SumBuffer, slices,
+// Synchronize) makes Capture fail, and s runs normally again. The error of
+// record, if any, is returned with the recording discarded. On the CPU
+// backend Capture returns ErrNoDevice.
+func (s *Stream) Capture(record func() error) (*Graph, error) {
+	if s == nil {
+		return nil, invalid("capture", "stream is nil (the default stream cannot be recorded)")
+	}
+	if record == nil {
+		return nil, invalid("capture", "record is nil")
+	}
+	h, sh, err := begin("stream_begin_capture", s)
+	if err != nil {
+		return nil, err
+	}
+	err = check("stream_begin_capture", func() C.cubridge_status { return C.cubridge_stream_begin_capture(sh) })
+	h.release()
+	if err != nil {
+		return nil, err
+	}
+	recErr := record()
+	h, sh, err = begin("stream_end_capture", s)
+	if err != nil {
+		return nil, errors.Join(recErr, err)
+	}
+	defer h.release()
+	var g C.cubridge_graph
+	err = check("stream_end_capture", func() C.cubridge_status { return C.cubridge_stream_end_capture(sh, &g) })
+	if recErr != nil || err != nil {
+		C.cubridge_graph_destroy(g) // NULL when the recording failed
+		return nil, errors.Join(recErr, err)
+	}
+	graph := &Graph{h: g}
+	graph.res.init()
+	graph.cleanup = runtime.AddCleanup(graph, func(g C.cubridge_graph) { C.cubridge_graph_destroy(g) }, g)
+	return graph, nil
+}
+
+func (g *Graph) arg() arg {
+	if g == nil {
+		return arg{name: "graph", kind: "graph"}
+	}
+	return arg{name: "graph", r: &g.res, kind: "graph"}
+}
+
+// Launch enqueues every recorded operation on s (nil: the default stream),
+// asynchronously, in the order they were recorded.
+func (g *Graph) Launch(s *Stream) error {
+	h, sh, err := begin("graph_launch", s, g.arg())
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	return check("graph_launch", func() C.cubridge_status { return C.cubridge_graph_launch(g.h, sh) })
+}
+
+// Close destroys the graph. Closing a closed Graph does nothing.
+func (g *Graph) Close() error {
+	if g == nil {
+		return nil
+	}
+	g.res.mu.Lock()
+	defer g.res.mu.Unlock()
+	if g.res.closed {
+		return nil
+	}
+	g.res.closed = true
+	g.cleanup.Stop()
+	return check("graph_destroy", func() C.cubridge_status { return C.cubridge_graph_destroy(g.h) })
+}

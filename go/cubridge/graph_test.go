@@ -1,0 +1,98 @@
+package cubridge_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubridge/cubridge/go/cubridge"
+)
+
+func onCUDA(t *testing.T) bool {
+	b, err := cubridge.Backend()
+	require.NoError(t, err)
+	return b == cubridge.BackendCUDA
+}
+
+func TestGraphArguments(t *testing.T) {
+	var nilStream *cubridge.Stream
+	_, err := nilStream.Capture(func() error { return nil })
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "default stream cannot be recorded")
+
+	s, err := cubridge.NewStream()
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.Capture(nil)
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+
+	var g *cubridge.Graph
+	assert.ErrorIs(t, g.Launch(s), cubridge.ErrInvalidArgument, "a nil graph")
+	require.NoError(t, g.Close())
+
+	if !onCUDA(t) {
+		_, err = s.Capture(func() error { return nil })
+		assert.ErrorIs(t, err, cubridge.ErrNoDevice)
+		assert.ErrorContains(t, err, "graphs need the CUDA backend")
+	}
+}
+
+// TestGraphReplays records three adds and replays them: each launch adds 3.
+func TestGraphReplays(t *testing.T) {
+	if !onCUDA(t) {
+		t.Skip("graphs need the CUDA backend (run on the GPU host)")
+	}
+	s, err := cubridge.NewStream()
+	require.NoError(t, err)
+	defer s.Close()
+	a := newDeviceFrom(t, []float32{1, 2, 3, 4})
+	defer a.Free()
+	one := newDeviceFrom(t, []float32{1, 1, 1, 1})
+	defer one.Free()
+	g, err := s.Capture(func() error {
+		for i := 0; i < 3; i++ {
+			if err := cubridge.AddBuffer(a, a, one, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NoError(t, s.Synchronize())
+	got := make([]float32, 4)
+	require.NoError(t, a.CopyTo(got))
+	assert.Equal(t, []float32{1, 2, 3, 4}, got, "recording runs nothing")
+
+	for i := 0; i < 4; i++ {
+		require.NoError(t, g.Launch(s))
+	}
+	require.NoError(t, s.Synchronize())
+	require.NoError(t, a.CopyTo(got))
+	assert.Equal(t, []float32{13, 14, 15, 16}, got)
+
+	require.NoError(t, g.Close())
+	assert.ErrorIs(t, g.Launch(s), cubridge.ErrInvalidArgument, "a closed graph")
+}
+
+// TestGraphRefusesHostWork: a reduction returns to the host, so it cannot be
+// recorded; the stream works normally afterwards.
+func TestGraphRefusesHostWork(t *testing.T) {
+	if !onCUDA(t) {
+		t.Skip("graphs need the CUDA backend (run on the GPU host)")
+	}
+	s, err := cubridge.NewStream()
+	require.NoError(t, err)
+	defer s.Close()
+	a := newDeviceFrom(t, []float64{1, 2, 3})
+	defer a.Free()
+	_, err = s.Capture(func() error {
+		_, err := cubridge.SumBuffer(a, s)
+		return err
+	})
+	require.Error(t, err)
+	require.NoError(t, cubridge.AddBuffer(a, a, a, s))
+	sum, err := cubridge.SumBuffer(a, s)
+	require.NoError(t, err)
+	assert.Equal(t, 12.0, sum)
+}
