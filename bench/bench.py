@@ -902,55 +902,69 @@ class Bench:
             b = np.full(n, VAL_B, dtype=dtype)
             o = np.zeros(n, dtype=dtype)
             for lib in self.libs.values():
-                base = dict(kind="host", op="add", dtype=dtype, n=n, lib=lib.name)
                 try:
-                    fn, impl = self.host_fn(lib, a, b, o)
-                    o.fill(0)
-                    r = fn()
-                    got = r if r is not None else o
-                    ok = bool(np.all(np.asarray(got)[:: max(1, n // 1000)] == VAL_A + VAL_B))
-                    if n < 10**5:
-                        per, k = wall_loop(fn, lambda: None, rounds=3 if args.quick else 5, min_calls=300)
-                        ms = [p * 1e3 for p in per]
-                        how = f"{len(per)} loops of {k} calls"
-                    else:
-                        t0 = perf()
-                        fn()
-                        one = perf() - t0
-                        reps = int(max(5, min(args.reps, (0.5 if args.quick else 2.0) / max(one, 1e-6))))
-                        ms = []
-                        for _ in range(reps):
-                            t0 = perf()
-                            fn()
-                            ms.append((perf() - t0) * 1e3)
-                        how = f"{reps} calls"
+                    calls = self.host_fns(lib, a, b, o)
                 except Exception as e:
-                    self.add(**base, error=short_err(e))
-                    log(f"  {lib.name}: ERROR {short_err(e)}")
+                    self.add(kind="host", op="add", dtype=dtype, n=n, lib=lib.name, error=short_err(e))
                     continue
-                med = statistics.median(ms)
-                rec = self.add(**base, impl=impl, median_ms=med, min_ms=min(ms), how=how, host_gbps=3 * n * 4 / (med * 1e-3) / 1e9)
-                if not ok:
-                    rec["verify"] = "wrong result"
-                log(f"  {lib.name:8s} {med:10.3f} ms  ({impl})")
+                for op, fn, impl in calls:
+                    self.time_host(args, np, base=dict(kind="host", op=op, dtype=dtype, n=n, lib=lib.name),
+                                   fn=fn, impl=impl, o=o, n=n)
             del a, b, o
             self.release_all()
 
-    def host_fn(self, lib, a, b, o):
+    def time_host(self, args, np, base, fn, impl, o, n):
+        try:
+            o.fill(0)
+            r = fn()
+            got = r if r is not None else o
+            ok = bool(np.all(np.asarray(got)[:: max(1, n // 1000)] == VAL_A + VAL_B))
+            del r, got
+            if n < 10**5:
+                per, k = wall_loop(fn, lambda: None, rounds=3 if args.quick else 5, min_calls=300)
+                ms = [p * 1e3 for p in per]
+                how = f"{len(per)} loops of {k} calls"
+            else:
+                t0 = perf()
+                fn()
+                one = perf() - t0
+                reps = int(max(5, min(args.reps, (0.5 if args.quick else 2.0) / max(one, 1e-6))))
+                ms = []
+                for _ in range(reps):
+                    t0 = perf()
+                    fn()
+                    ms.append((perf() - t0) * 1e3)
+                how = f"{reps} calls"
+        except Exception as e:
+            self.add(**base, error=short_err(e))
+            log(f"  {base['lib']}: ERROR {short_err(e)}")
+            return
+        med = statistics.median(ms)
+        rec = self.add(**base, impl=impl, median_ms=med, min_ms=min(ms), how=how, host_gbps=3 * n * 4 / (med * 1e-3) / 1e9)
+        if not ok:
+            rec["verify"] = "wrong result"
+        log(f"  {base['lib']:8s} {med:10.3f} ms  ({impl})")
+
+    def host_fns(self, lib, a, b, o):
+        """(op, fn, impl) for each host-array call measured: "add" returns a new
+        host array, as users write it (its page faults included); "add_out"
+        writes into a preallocated one, where a library takes out=."""
         if lib.name == "cubridge":
             cb = lib.cb
-            return (lambda: cb.add(a, b, out=o)), "cubridge.add(a, b, out=o)"
+            return [("add", lambda: cb.add(a, b), "cubridge.add(a, b)"),
+                    ("add_out", lambda: cb.add(a, b, out=o), "cubridge.add(a, b, out=o)")]
         if lib.name == "numpy":
             np = lib.np
-            return (lambda: np.add(a, b, out=o)), "numpy.add(a, b, out=o)"
+            return [("add", lambda: np.add(a, b), "numpy.add(a, b)"),
+                    ("add_out", lambda: np.add(a, b, out=o), "numpy.add(a, b, out=o)")]
         if lib.name == "cupy":
             cp = lib.cp
-            return (lambda: cp.asnumpy(cp.add(cp.asarray(a), cp.asarray(b)))), "cupy.asnumpy(cupy.add(cupy.asarray(a), cupy.asarray(b)))"
+            return [("add", lambda: cp.asnumpy(cp.add(cp.asarray(a), cp.asarray(b))),
+                     "cupy.asnumpy(cupy.add(cupy.asarray(a), cupy.asarray(b)))")]
         if lib.name == "torch":
             torch = lib.torch
-            return (
-                lambda: (torch.from_numpy(a).to("cuda") + torch.from_numpy(b).to("cuda")).cpu().numpy()
-            ), "(torch.from_numpy(a).cuda() + torch.from_numpy(b).cuda()).cpu().numpy()"
+            return [("add", lambda: (torch.from_numpy(a).to("cuda") + torch.from_numpy(b).to("cuda")).cpu().numpy(),
+                     "(torch.from_numpy(a).cuda() + torch.from_numpy(b).cuda()).cpu().numpy()")]
         raise KeyError(lib.name)
 
     # -- metadata, targets, output
@@ -1029,10 +1043,11 @@ class Bench:
             return r[key], None
 
         if self.cpu_backend:
-            v, why = val("host", "add", "float32", 10**7, "cubridge", "median_ms")
-            w, why2 = val("host", "add", "float32", 10**7, "numpy", "median_ms")
-            speed = (w / v) if (v and w) else None
-            line("CPU backend: float32 add n=1e7 (host arrays, out=) >= 1.5x NumPy's speed (numpy.add out=)", speed, 1.5, "x", True, why or why2)
+            for op, how in (("add_out", "out="), ("add", "new result")):
+                v, why = val("host", op, "float32", 10**7, "cubridge", "median_ms")
+                w, why2 = val("host", op, "float32", 10**7, "numpy", "median_ms")
+                speed = (w / v) if (v and w) else None
+                line(f"CPU backend: float32 add n=1e7 (host arrays, {how}) >= 1.5x NumPy's speed", speed, 1.5, "x", True, why or why2)
             v, why = val("kernel", "add", "float32", 10**7, "cubridge", "median_ms")
             w, why2 = val("kernel", "add", "float32", 10**7, "numpy", "median_ms")
             speed = (w / v) if (v and w) else None
@@ -1069,7 +1084,7 @@ class Bench:
             v, why = val("wall", "sum", dtype, 10**3, "cubridge", "median_us")
             line(f"small sum {dtype} n=1000 returning a Python float <= 12 us", v, 12.0, "us", False, why)
         v, why = val("host", "add", "float32", 10**8, "cubridge", "median_ms")
-        line("host arrays float32 add n=1e8 <= 90 ms", v, 90.0, "ms", False, why)
+        line("host arrays float32 add n=1e8, new result, <= 90 ms", v, 90.0, "ms", False, why)
         return T
 
     def report(self):
@@ -1137,17 +1152,20 @@ class Bench:
         hosts = [r for r in self.results if r["kind"] == "host"]
         if hosts:
             p("")
-            p("== host arrays in and out, float32 add (ms per call, median; min in bench.json)")
-            p(f"{'n':>5s} " + " ".join(f"{l:>12s}" for l in libs))
-            for n in sorted({r["n"] for r in hosts}):
-                cells = []
-                for l in libs:
-                    r = self.find("host", "add", "float32", n, l)
-                    if r and "median_ms" in r:
-                        cells.append(f"{r['median_ms']:11.3f}{'!' if 'verify' in r else ' '}")
-                    else:
-                        cells.append(f"{'-' if r is None else ('error' if 'error' in r else 'skipped'):>12s}")
-                p(f"{fmt_n(n):>5s} " + " ".join(cells))
+            for op, title in (("add", "host arrays in, a new host array out"),
+                              ("add_out", "host arrays in, out= a host array (libraries that take out=)")):
+                p(f"== {title}, float32 add (ms per call, median; min in bench.json)")
+                p(f"{'n':>5s} " + " ".join(f"{l:>12s}" for l in libs))
+                for n in sorted({r["n"] for r in hosts}):
+                    cells = []
+                    for l in libs:
+                        r = self.find("host", op, "float32", n, l)
+                        if r and "median_ms" in r:
+                            cells.append(f"{r['median_ms']:11.3f}{'!' if 'verify' in r else ' '}")
+                        else:
+                            cells.append(f"{'-' if r is None else ('error' if 'error' in r else 'skipped'):>12s}")
+                    p(f"{fmt_n(n):>5s} " + " ".join(cells))
+                p("")
         errs = [r for r in self.results if "error" in r or "verify" in r]
         if errs:
             p("")

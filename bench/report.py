@@ -81,13 +81,15 @@ def markdown(doc, go=None) -> str:
     hosts = sorted({k[3] for k in idx if k[0] == "host"})
     if hosts:
         p("")
-        p("**Host (NumPy) arrays in and out, float32 add, ms per call (median)**")
-        p("")
-        p("| n | " + " | ".join(libs) + " |")
-        p("|---:|" + "---:|" * len(libs))
-        for n in hosts:
-            cells = [cell(idx.get(("host", "add", "float32", n, l)), "median_ms", "{:.3f}") for l in libs]
-            p(f"| {fmt_n(n)} | " + " | ".join(cells) + " |")
+        for op, title in (("add", "a new host array out"), ("add_out", "out= a host array")):
+            p(f"**Host (NumPy) arrays in, {title}: float32 add, ms per call (median)**")
+            p("")
+            p("| n | " + " | ".join(libs) + " |")
+            p("|---:|" + "---:|" * len(libs))
+            for n in hosts:
+                cells = [cell(idx.get(("host", op, "float32", n, l)), "median_ms", "{:.3f}") for l in libs]
+                p(f"| {fmt_n(n)} | " + " | ".join(cells) + " |")
+            p("")
     if doc.get("targets"):
         p("")
         p("**Targets**")
