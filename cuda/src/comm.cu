@@ -6,6 +6,7 @@
 #include <new>
 
 #include "backend.h"
+#include "checks.h"
 #include "cubridge/comm.h"
 #include "dtypes.h"
 #include "nccl_loader.h"

@@ -27,8 +27,6 @@ class Pool {
     }
   }
 
-  int threads() const { return threads_; }
-
   void run(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), void* ctx) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy.owns_lock() || threads_ <= 1) {
@@ -136,11 +134,6 @@ void parallel_memcpy(void* dst, const void* src, size_t bytes) {
         memcpy(x->d + b, x->s + b, e - b);
       },
       &ctx);
-}
-
-int pool_threads() {
-  Pool* p = pool();
-  return p ? p->threads() : 1;
 }
 
 }  // namespace cubridge

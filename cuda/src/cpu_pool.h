@@ -22,9 +22,6 @@ void parallel_for(size_t n, size_t grain, F& f) {
 // memcpy split over the pool's threads (pieces of at least 1 MiB).
 void parallel_memcpy(void* dst, const void* src, size_t bytes);
 
-// Threads the pool uses, the caller included (>= 1).
-int pool_threads();
-
 }  // namespace cubridge
 
 #endif  // CUBRIDGE_SRC_CPU_POOL_H_

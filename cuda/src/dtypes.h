@@ -27,20 +27,6 @@ struct Tag {
   using type = T;
 };
 
-// Static facts about one dtype, generated from the table.
-template <class T>
-struct DtypeOf;
-#define CUBRIDGE_X(E, T, NAME, FLT, LOW)          \
-  template <>                                     \
-  struct DtypeOf<T> {                             \
-    static constexpr int value = E;               \
-    static constexpr bool is_float = FLT;         \
-    static constexpr bool is_low_precision = LOW; \
-    static constexpr const char* name = NAME;     \
-  };
-CUBRIDGE_DTYPES(CUBRIDGE_X)
-#undef CUBRIDGE_X
-
 inline bool dtype_known(int dtype) {
   switch (dtype) {
 #define CUBRIDGE_X(E, T, NAME, FLT, LOW) case E:

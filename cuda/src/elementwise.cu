@@ -1,46 +1,18 @@
 // The elementwise ops of the C ABI: argument checks, then one generic launch.
 #include <math.h>
+#include <string.h>
 
+#include <type_traits>
+
+#include "checks.h"
 #include "dtypes.h"
 #include "elementwise.cuh"
+#include "route.h"
 #include "streams.h"
 
 using namespace cubridge;
 
 namespace {
-
-// Checks shared by every elementwise op; sets *done when there is no work.
-cubridge_status check_common(const char* fn, int dtype, size_t n, bool* done) {
-  *done = false;
-  CUBRIDGE_TRY(check_dtype(fn, "dtype", dtype));
-  CUBRIDGE_TRY(check_length(fn, n, dtype_size(dtype)));
-  if (n == 0) *done = true;
-  return CUBRIDGE_OK;
-}
-
-// Two-input ops: a, b -> out.
-template <class MakeOp>
-cubridge_status binary(const char* fn, int dtype, const void* a, const void* b, void* out, size_t n,
-                       cubridge_stream stream, MakeOp make_op) {
-  clear_error();
-  Route r;  // first: takes this thread's cubridge_assume_device hint
-  bool done;
-  CUBRIDGE_TRY(check_common(fn, dtype, n, &done));
-  if (done) return CUBRIDGE_OK;
-  CUBRIDGE_TRY(check_not_null(fn, "a", a, n));
-  CUBRIDGE_TRY(check_not_null(fn, "b", b, n));
-  CUBRIDGE_TRY(check_not_null(fn, "out", out, n));
-  const size_t sz = dtype_size(dtype);
-  CUBRIDGE_TRY(check_overlap(fn, "out", out, sz, "a", a, sz, n));
-  CUBRIDGE_TRY(check_overlap(fn, "out", out, sz, "b", b, sz, n));
-  const Arg args[] = {{"a", a}, {"b", b}, {"out", out}};
-  CUBRIDGE_TRY(route(fn, args, 3, 3 * n * sz, stream, &r));
-  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return run_elementwise(fn, r, make_op(tag), static_cast<T*>(out), static_cast<const T*>(a),
-                           static_cast<const T*>(b), n, raw_stream(stream));
-  });
-}
 
 // alpha for an integer dtype must be a whole number in int64 range.
 cubridge_status check_alpha(const char* fn, int dtype, double alpha) {
@@ -61,6 +33,59 @@ ScalarOf<T> scalar_of(double alpha) {
   } else {
     return static_cast<ScalarOf<T>>(alpha);
   }
+}
+
+// An array argument of an op, by name (for messages) and pointer.
+struct Operand {
+  const char* name;
+  const void* ptr;
+};
+
+// out[i] = op(a[i], b[i]) over n elements of `dtype`, op = make_op(Tag<T>):
+// the first kInputs of a, b are inputs, the rest absent (None). An input named
+// like `out` is updated in place. `alpha`, when given, is checked for the dtype.
+template <int kInputs, class MakeOp>
+cubridge_status elementwise(const char* fn, int dtype, size_t n, Operand out, Operand a, Operand b,
+                            const double* alpha, cubridge_stream stream, MakeOp make_op) {
+  clear_error();
+  Route r;  // first: takes this thread's cubridge_assume_device hint
+  CUBRIDGE_TRY(check_dtype(fn, "dtype", dtype));
+  const size_t sz = dtype_size(dtype);
+  CUBRIDGE_TRY(check_length(fn, n, sz));
+  if (alpha != nullptr) CUBRIDGE_TRY(check_alpha(fn, dtype, *alpha));
+  if (n == 0) return CUBRIDGE_OK;
+  // The distinct arrays, inputs first: null checks, overlaps and the route.
+  Arg args[3];
+  int count = 0;
+  const Operand inputs[2] = {a, b};
+  for (int i = 0; i < kInputs; ++i) args[count++] = {inputs[i].name, inputs[i].ptr};
+  bool in_place = false;
+  for (int i = 0; i < kInputs; ++i) in_place = in_place || strcmp(inputs[i].name, out.name) == 0;
+  if (!in_place) args[count++] = {out.name, out.ptr};
+  for (int i = 0; i < count; ++i) CUBRIDGE_TRY(check_not_null(fn, args[i].name, args[i].ptr, n));
+  for (int i = 0; i < kInputs; ++i) {
+    if (strcmp(inputs[i].name, out.name) == 0) continue;
+    CUBRIDGE_TRY(check_overlap(fn, out.name, out.ptr, sz, inputs[i].name, inputs[i].ptr, sz, n));
+  }
+  // Bytes moved: each input read once, out written once.
+  CUBRIDGE_TRY(route(fn, args, count, (kInputs + 1) * n * sz, stream, &r));
+  // Nothing to read: the GPU cannot beat CPU threads writing host memory.
+  if (kInputs == 0 && r.path == Path::kHost) r.path = Path::kCpu;
+  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using TA = std::conditional_t<(kInputs >= 1), T, None>;
+    using TB = std::conditional_t<(kInputs >= 2), T, None>;
+    return run_elementwise(fn, r, make_op(tag), static_cast<T*>(const_cast<void*>(out.ptr)),
+                           static_cast<const TA*>(a.ptr), static_cast<const TB*>(b.ptr), n,
+                           raw_stream(stream));
+  });
+}
+
+// Two-input ops: a, b -> out.
+template <class MakeOp>
+cubridge_status binary(const char* fn, int dtype, const void* a, const void* b, void* out, size_t n,
+                       cubridge_stream stream, MakeOp make_op) {
+  return elementwise<2>(fn, dtype, n, {"out", out}, {"a", a}, {"b", b}, nullptr, stream, make_op);
 }
 
 }  // namespace
@@ -95,66 +120,29 @@ CUBRIDGE_API cubridge_status cubridge_div(int dtype, const void* a, const void* 
 
 CUBRIDGE_API cubridge_status cubridge_axpy(int dtype, double alpha, const void* x, void* y,
                                            size_t n, cubridge_stream stream) {
-  const char* fn = "cubridge_axpy";
-  clear_error();
-  Route r;
-  bool done;
-  CUBRIDGE_TRY(check_common(fn, dtype, n, &done));
-  CUBRIDGE_TRY(check_alpha(fn, dtype, alpha));
-  if (done) return CUBRIDGE_OK;
-  CUBRIDGE_TRY(check_not_null(fn, "x", x, n));
-  CUBRIDGE_TRY(check_not_null(fn, "y", y, n));
-  const size_t sz = dtype_size(dtype);
-  CUBRIDGE_TRY(check_overlap(fn, "y", y, sz, "x", x, sz, n));
-  const Arg args[] = {{"x", x}, {"y", y}};
-  CUBRIDGE_TRY(route(fn, args, 2, 3 * n * sz, stream, &r));
-  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return run_elementwise(fn, r, AxpyOp<T>{scalar_of<T>(alpha)}, static_cast<T*>(y),
-                           static_cast<const T*>(x), static_cast<const T*>(y), n,
-                           raw_stream(stream));
-  });
+  return elementwise<2>("cubridge_axpy", dtype, n, {"y", y}, {"x", x}, {"y", y}, &alpha, stream,
+                        [alpha](auto tag) {
+                          using T = typename decltype(tag)::type;
+                          return AxpyOp<T>{scalar_of<T>(alpha)};
+                        });
 }
 
 CUBRIDGE_API cubridge_status cubridge_scale(int dtype, double alpha, void* x, size_t n,
                                             cubridge_stream stream) {
-  const char* fn = "cubridge_scale";
-  clear_error();
-  Route r;
-  bool done;
-  CUBRIDGE_TRY(check_common(fn, dtype, n, &done));
-  CUBRIDGE_TRY(check_alpha(fn, dtype, alpha));
-  if (done) return CUBRIDGE_OK;
-  CUBRIDGE_TRY(check_not_null(fn, "x", x, n));
-  const size_t sz = dtype_size(dtype);
-  const Arg args[] = {{"x", x}};
-  CUBRIDGE_TRY(route(fn, args, 1, 2 * n * sz, stream, &r));
-  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return run_elementwise(fn, r, ScaleOp<T>{scalar_of<T>(alpha)}, static_cast<T*>(x),
-                           static_cast<const T*>(x), static_cast<const None*>(nullptr), n,
-                           raw_stream(stream));
-  });
+  return elementwise<1>("cubridge_scale", dtype, n, {"x", x}, {"x", x}, {}, &alpha, stream,
+                        [alpha](auto tag) {
+                          using T = typename decltype(tag)::type;
+                          return ScaleOp<T>{scalar_of<T>(alpha)};
+                        });
 }
 
 CUBRIDGE_API cubridge_status cubridge_fill(int dtype, double value, void* x, size_t n,
                                            cubridge_stream stream) {
-  const char* fn = "cubridge_fill";
-  clear_error();
-  Route r;
-  bool done;
-  CUBRIDGE_TRY(check_common(fn, dtype, n, &done));
-  if (done) return CUBRIDGE_OK;
-  CUBRIDGE_TRY(check_not_null(fn, "x", x, n));
-  const Arg args[] = {{"x", x}};
-  CUBRIDGE_TRY(route(fn, args, 1, n * dtype_size(dtype), stream, &r));
-  if (r.path == Path::kHost) r.path = Path::kCpu;  // nothing to gain on the GPU
-  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return run_elementwise(fn, r, FillOp<T>{convert_value<T, double>(value)}, static_cast<T*>(x),
-                           static_cast<const None*>(nullptr), static_cast<const None*>(nullptr), n,
-                           raw_stream(stream));
-  });
+  return elementwise<0>("cubridge_fill", dtype, n, {"x", x}, {}, {}, nullptr, stream,
+                        [value](auto tag) {
+                          using T = typename decltype(tag)::type;
+                          return FillOp<T>{convert_value<T, double>(value)};
+                        });
 }
 
 CUBRIDGE_API cubridge_status cubridge_convert(int src_dtype, const void* src, int dst_dtype,

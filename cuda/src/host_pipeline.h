@@ -8,12 +8,9 @@
 #include <stddef.h>
 
 #include "cubridge/cubridge.h"
+#include "tuning.h"
 
 namespace cubridge {
-
-constexpr int kSlots = 3;                 // streams in flight per call
-constexpr int kSlotBuffers = 3;           // two inputs and one output per slot
-constexpr size_t kChunkBytes = 4u << 20;  // bytes per buffer (largest dtype)
 
 struct StagingSlot {
   cudaStream_t stream;

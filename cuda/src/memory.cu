@@ -5,18 +5,14 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "checks.h"
 #include "pointers.h"
 #include "pool.h"
 #include "status.h"
 #include "streams.h"
+#include "tuning.h"
 
 using namespace cubridge;
-
-namespace {
-
-constexpr size_t kAlign = 256;
-
-}  // namespace
 
 extern "C" {
 

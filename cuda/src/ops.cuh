@@ -5,8 +5,10 @@
 #define CUBRIDGE_SRC_OPS_CUH_
 
 #include <cuda_runtime.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <cuda/std/limits>
 #include <type_traits>
 
@@ -16,8 +18,25 @@
 
 namespace cubridge {
 
-// Placeholder for "no input" in the elementwise machinery.
+// Placeholder for "no input" in the elementwise machinery: no bytes, no loads.
 struct None {};
+
+template <class T>
+constexpr size_t size_of() {
+  return std::is_same<T, None>::value ? 0 : sizeof(T);
+}
+
+// Bytes of the widest of an op's element types (None counts 0).
+template <class TO, class TA, class TB>
+constexpr size_t widest() {
+  return std::max({size_of<TO>(), size_of<TA>(), size_of<TB>()});
+}
+
+template <class T>
+CB_HD T load1(const T* p, size_t i) {
+  return p[i];
+}
+CB_HD None load1(const None*, size_t) { return None{}; }
 
 // ---- arithmetic types -------------------------------------------------
 
@@ -45,35 +64,20 @@ template <class T>
 constexpr bool is_int_v = std::is_integral<T>::value;
 
 // Rounded multiply and add that the compiler may not contract into an FMA, so
-// the CPU and GPU backends give bit-identical results.
-CB_HD float mul_rn(float a, float b) {
+// the CPU and GPU backends give bit-identical results: the _rn intrinsic on
+// the device, the plain operator on the host.
 #ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
+#define CB_ROUNDED(NAME, T, OP, INTRINSIC) \
+  CB_HD T NAME(T a, T b) { return INTRINSIC(a, b); }
 #else
-  return a * b;
+#define CB_ROUNDED(NAME, T, OP, INTRINSIC) \
+  CB_HD T NAME(T a, T b) { return a OP b; }
 #endif
-}
-CB_HD double mul_rn(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-CB_HD float add_rn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-CB_HD double add_rn(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+CB_ROUNDED(mul_rn, float, *, __fmul_rn)
+CB_ROUNDED(mul_rn, double, *, __dmul_rn)
+CB_ROUNDED(add_rn, float, +, __fadd_rn)
+CB_ROUNDED(add_rn, double, +, __dadd_rn)
+#undef CB_ROUNDED
 
 // ---- conversions ------------------------------------------------------
 

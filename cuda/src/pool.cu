@@ -16,11 +16,10 @@
 #include "pool.h"
 #include "status.h"
 #include "streams.h"
+#include "tuning.h"
 
 namespace cubridge {
 namespace {
-
-constexpr size_t kAlign = 256;
 
 // ---- device pools ---------------------------------------------------------
 
@@ -137,8 +136,6 @@ struct PinnedBlock {
   size_t cap;
   cudaEvent_t ready;  // recorded where it was freed; nullptr: ready now
 };
-
-constexpr size_t kPinnedCacheMax = size_t(1) << 30;  // cached, unused bytes kept at most
 
 std::mutex g_pin_mu;
 std::vector<PinnedBlock>* g_pin_free = nullptr;  // leaked on purpose

@@ -9,15 +9,17 @@
 #include <vector>
 
 #include "backend.h"
+#include "checks.h"
 #include "cpu_pool.h"
 #include "dtypes.h"
 #include "ops.cuh"
-#include "pointers.h"
 #include "pool.h"
 #include "reduce_cache.h"
 #include "reduce_kernel.cuh"
+#include "route.h"
 #include "status.h"
 #include "streams.h"
+#include "tuning.h"
 
 using namespace cubridge;
 
@@ -25,31 +27,18 @@ namespace {
 
 // ---- CPU ------------------------------------------------------------------
 
-constexpr size_t kBlock = 1 << 16;  // elements per partial result
-constexpr int kLanes = 8;           // independent accumulators per block
-
-// Reduces f(0..n) with `comb`, starting each block at `init`.
-template <class Acc, class F, class Comb>
-cubridge_status cpu_reduce(const char* fn, size_t n, Acc init, F f, Comb comb, Acc* out) {
-  auto block = [&](size_t begin, size_t end) {
-    Acc lane[kLanes];
-    for (int j = 0; j < kLanes; ++j) lane[j] = init;
-    size_t i = begin;
-    for (; i + kLanes <= end; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) lane[j] = comb(lane[j], f(i + j));
-    }
-    for (; i < end; ++i) lane[0] = comb(lane[0], f(i));
-    for (int w = kLanes / 2; w > 0; w /= 2) {
-      for (int j = 0; j < w; ++j) lane[j] = comb(lane[j], lane[j + w]);
-    }
-    return lane[0];
-  };
-  const size_t nblocks = (n + kBlock - 1) / kBlock;
+// Folds part(begin, end) over blocks of kCpuReduceBlock elements, computed on
+// the thread pool, in block order with merge: the result does not depend on
+// the number of threads.
+template <class Part, class PartFn, class Merge>
+cubridge_status cpu_blocks(const char* fn, size_t n, Part init, PartFn part, Merge merge,
+                           Part* out) {
+  const size_t nblocks = (n + kCpuReduceBlock - 1) / kCpuReduceBlock;
   if (nblocks <= 1) {
-    *out = block(0, n);
+    *out = merge(init, part(0, n));
     return CUBRIDGE_OK;
   }
-  std::vector<Acc> partial;
+  std::vector<Part> partial;
   try {
     partial.resize(nblocks);
   } catch (const std::bad_alloc&) {
@@ -57,14 +46,33 @@ cubridge_status cpu_reduce(const char* fn, size_t n, Acc init, F f, Comb comb, A
   }
   auto body = [&](size_t b0, size_t b1) {
     for (size_t b = b0; b < b1; ++b) {
-      partial[b] = block(b * kBlock, b + 1 == nblocks ? n : (b + 1) * kBlock);
+      partial[b] = part(b * kCpuReduceBlock, b + 1 == nblocks ? n : (b + 1) * kCpuReduceBlock);
     }
   };
   parallel_for(nblocks, 1, body);
-  Acc r = init;
-  for (size_t b = 0; b < nblocks; ++b) r = comb(r, partial[b]);
+  Part r = init;
+  for (const Part& p : partial) r = merge(r, p);
   *out = r;
   return CUBRIDGE_OK;
+}
+
+// Reduces f(0..n) with `comb`, starting each block's lanes at `init`.
+template <class Acc, class F, class Comb>
+cubridge_status cpu_reduce(const char* fn, size_t n, Acc init, F f, Comb comb, Acc* out) {
+  auto block = [&](size_t begin, size_t end) {
+    Acc lane[kCpuLanes];
+    for (int j = 0; j < kCpuLanes; ++j) lane[j] = init;
+    size_t i = begin;
+    for (; i + kCpuLanes <= end; i += kCpuLanes) {
+      for (int j = 0; j < kCpuLanes; ++j) lane[j] = comb(lane[j], f(i + j));
+    }
+    for (; i < end; ++i) lane[0] = comb(lane[0], f(i));
+    for (int w = kCpuLanes / 2; w > 0; w /= 2) {
+      for (int j = 0; j < w; ++j) lane[j] = comb(lane[j], lane[j + w]);
+    }
+    return lane[0];
+  };
+  return cpu_blocks(fn, n, init, block, comb, out);
 }
 
 // Min or max of x[0..n) in MinMaxOf<T>, NaN if any element is NaN. The lanes
@@ -77,51 +85,37 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
     V v;
     bool nan;
   };
-  auto block = [x](size_t begin, size_t end) {
-    V lane[kLanes];
-    for (int j = 0; j < kLanes; ++j) lane[j] = kMin ? min_identity<V>() : max_identity<V>();
+  // The smaller (kMin) or larger of a and b, a on ties; no NaN branches.
+  auto pick = [](V a, V b) { return kMin ? (a < b ? a : b) : (a > b ? a : b); };
+  auto block = [x, pick](size_t begin, size_t end) {
+    V lane[kCpuLanes];
+    for (int j = 0; j < kCpuLanes; ++j) lane[j] = kMin ? min_identity<V>() : max_identity<V>();
     int nan = 0;
     size_t i = begin;
-    for (; i + kLanes <= end; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) {
+    for (; i + kCpuLanes <= end; i += kCpuLanes) {
+      for (int j = 0; j < kCpuLanes; ++j) {
         V e = ToMinMax<T>{}(x[i + j]);
         nan |= e != e;
-        lane[j] = kMin ? (e < lane[j] ? e : lane[j]) : (e > lane[j] ? e : lane[j]);
+        lane[j] = pick(e, lane[j]);
       }
     }
     for (; i < end; ++i) {
       V e = ToMinMax<T>{}(x[i]);
       nan |= e != e;
-      lane[0] = kMin ? (e < lane[0] ? e : lane[0]) : (e > lane[0] ? e : lane[0]);
+      lane[0] = pick(e, lane[0]);
     }
     V r = lane[0];
-    for (int j = 1; j < kLanes; ++j)
-      r = kMin ? (lane[j] < r ? lane[j] : r) : (lane[j] > r ? lane[j] : r);
+    for (int j = 1; j < kCpuLanes; ++j) r = pick(lane[j], r);
     return Part{r, nan != 0};
   };
-  const size_t nblocks = (n + kBlock - 1) / kBlock;
-  Part total{kMin ? min_identity<V>() : max_identity<V>(), false};
-  auto merge = [&total](const Part& p) {
-    total.nan = total.nan || p.nan;
-    total.v = kMin ? (p.v < total.v ? p.v : total.v) : (p.v > total.v ? p.v : total.v);
+  auto merge = [pick](Part acc, const Part& p) {
+    acc.nan = acc.nan || p.nan;
+    acc.v = pick(p.v, acc.v);
+    return acc;
   };
-  if (nblocks <= 1) {
-    merge(block(0, n));
-  } else {
-    std::vector<Part> partial;
-    try {
-      partial.resize(nblocks);
-    } catch (const std::bad_alloc&) {
-      return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    }
-    auto body = [&](size_t b0, size_t b1) {
-      for (size_t b = b0; b < b1; ++b) {
-        partial[b] = block(b * kBlock, b + 1 == nblocks ? n : (b + 1) * kBlock);
-      }
-    };
-    parallel_for(nblocks, 1, body);
-    for (const Part& p : partial) merge(p);
-  }
+  Part total;
+  CUBRIDGE_TRY(cpu_blocks(fn, n, Part{kMin ? min_identity<V>() : max_identity<V>(), false}, block,
+                          merge, &total));
   if constexpr (!is_int_v<V>) {
     if (total.nan) total.v = cuda::std::numeric_limits<V>::quiet_NaN();
   }
@@ -153,9 +147,9 @@ cubridge_status gpu_reduce(const char* fn, cudaStream_t stream, Call call, void*
   return CUBRIDGE_OK;
 }
 
-// Sum (y == nullptr) or dot of n > 0 elements with the single-pass kernel;
-// waits and stores the result in *acc.
-template <class T>
+// Sum or (kDot) dot of n > 0 elements with the single-pass kernel; waits and
+// stores the result in *acc.
+template <class T, bool kDot>
 cubridge_status gpu_sum_dot(const char* fn, cudaStream_t stream, const T* x, const T* y, size_t n,
                             AccOf<T>* acc) {
   ReduceScratch* s = nullptr;
@@ -164,8 +158,7 @@ cubridge_status gpu_sum_dot(const char* fn, cudaStream_t stream, const T* x, con
   std::lock_guard<std::mutex> lk(s->mu);
   auto* out = static_cast<AccOf<T>*>(s->result_dev);
   const int sms = sm_count(device);
-  cudaError_t err = y ? launch_reduce<T, true>(x, y, n, s->blocks, out, sms, stream)
-                      : launch_reduce<T, false>(x, nullptr, n, s->blocks, out, sms, stream);
+  cudaError_t err = launch_reduce<T, kDot>(x, y, n, s->blocks, out, sms, stream);
   if (err != cudaSuccess) return fail_cuda(err, fn, "kernel launch");
   CUBRIDGE_CUDA(fn, cudaStreamSynchronize(stream));
   memcpy(acc, s->result, sizeof(AccOf<T>));
@@ -242,6 +235,32 @@ cubridge_status min_or_max(const char* fn, bool is_min, int dtype, const void* x
   });
 }
 
+// Sum of x, or (kDot) dot of x and y, in AccOf<T>.
+template <bool kDot>
+cubridge_status sum_or_dot(const char* fn, int dtype, const void* x, const void* y, size_t n,
+                           void* result, cubridge_stream stream) {
+  clear_error();
+  Route r;  // first: takes this thread's cubridge_assume_device hint
+  const Arg args[] = {{"x", x}, {"y", y}};
+  CUBRIDGE_TRY(prepare(fn, dtype, args, kDot ? 2 : 1, n, result, stream, &r));
+  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = AccOf<T>;
+    const T* xp = static_cast<const T*>(x);
+    const T* yp = static_cast<const T*>(y);
+    Acc acc = 0;
+    if (n == 0) {
+    } else if (r.path == Path::kDevice) {
+      CUBRIDGE_TRY((gpu_sum_dot<T, kDot>(fn, raw_stream(stream), xp, yp, n, &acc)));
+    } else {
+      auto term = [xp, yp](size_t i) { return red_term<T, kDot>(xp[i], kDot ? yp[i] : xp[i]); };
+      CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), term, AccAdd<Acc>{}, &acc));
+    }
+    memcpy(result, &acc, sizeof(Acc));
+    return CUBRIDGE_OK;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -253,51 +272,12 @@ CUBRIDGE_API int cubridge_sum_dtype(int dtype) {
 
 CUBRIDGE_API cubridge_status cubridge_sum(int dtype, const void* x, size_t n, void* result,
                                           cubridge_stream stream) {
-  const char* fn = "cubridge_sum";
-  clear_error();
-  Route r;  // first: takes this thread's cubridge_assume_device hint
-  const Arg args[] = {{"x", x}};
-  CUBRIDGE_TRY(prepare(fn, dtype, args, 1, n, result, stream, &r));
-  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using Acc = AccOf<T>;
-    const T* xp = static_cast<const T*>(x);
-    Acc acc = 0;
-    if (n == 0) {
-    } else if (r.path == Path::kDevice) {
-      CUBRIDGE_TRY(gpu_sum_dot<T>(fn, raw_stream(stream), xp, nullptr, n, &acc));
-    } else {
-      auto load = [xp](size_t i) { return ToAcc<T>{}(xp[i]); };
-      CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), load, AccAdd<Acc>{}, &acc));
-    }
-    memcpy(result, &acc, sizeof(Acc));
-    return CUBRIDGE_OK;
-  });
+  return sum_or_dot<false>("cubridge_sum", dtype, x, nullptr, n, result, stream);
 }
 
 CUBRIDGE_API cubridge_status cubridge_dot(int dtype, const void* x, const void* y, size_t n,
                                           void* result, cubridge_stream stream) {
-  const char* fn = "cubridge_dot";
-  clear_error();
-  Route r;
-  const Arg args[] = {{"x", x}, {"y", y}};
-  CUBRIDGE_TRY(prepare(fn, dtype, args, 2, n, result, stream, &r));
-  return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using Acc = AccOf<T>;
-    const T* xp = static_cast<const T*>(x);
-    const T* yp = static_cast<const T*>(y);
-    Acc acc = 0;
-    if (n == 0) {
-    } else if (r.path == Path::kDevice) {
-      CUBRIDGE_TRY(gpu_sum_dot<T>(fn, raw_stream(stream), xp, yp, n, &acc));
-    } else {
-      auto load = [xp, yp](size_t i) { return acc_mul(xp[i], yp[i]); };
-      CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), load, AccAdd<Acc>{}, &acc));
-    }
-    memcpy(result, &acc, sizeof(Acc));
-    return CUBRIDGE_OK;
-  });
+  return sum_or_dot<true>("cubridge_dot", dtype, x, y, n, result, stream);
 }
 
 CUBRIDGE_API cubridge_status cubridge_min(int dtype, const void* x, size_t n, void* result,

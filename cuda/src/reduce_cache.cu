@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "reduce_cache.h"
-#include "reduce_kernel.cuh"
 #include "status.h"
+#include "tuning.h"
 
 namespace cubridge {
 namespace {

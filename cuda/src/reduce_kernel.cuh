@@ -4,7 +4,8 @@
 // beyond a fixed scratch block; deterministic run to run (every element's
 // place in the sum depends only on n, the grid and the pointers' alignment).
 //
-// Why not CUB: TransformReduce with a cast (float -> double) gives up vector
+// The block sums are CUB's BlockReduce. Why not CUB's DeviceReduce for the
+// whole: TransformReduce with a cast (float -> double) gives up vector
 // loads, and two kernels plus a size query cost more at small n. Measured on
 // an H100 (bench/micro/shapes.cu), f32 sum 4e8: 2585 GB/s (CUB) vs 3103; 1e7:
 // 1748 vs 2033; f64 sum 4e8: 3089 vs 3078-3088 (even).
@@ -16,16 +17,13 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cub/block/block_reduce.cuh>
 
+#include "launch.cuh"
 #include "ops.cuh"
+#include "tuning.h"
 
 namespace cubridge {
-
-constexpr int kRedThreads = 256;
-constexpr int kRedIlp = 4;                // 16-byte vectors in flight per thread
-constexpr int kRedBlocksPerSm = 8;        // a full wave of 256-thread blocks
-constexpr unsigned kRedMaxBlocks = 4096;  // partials the scratch block holds
-constexpr size_t kRedScratchBytes = 256 + kRedMaxBlocks * 8;  // counter, then partials
 
 template <class T, int V>
 struct alignas(sizeof(T) * V) RedVec {
@@ -34,7 +32,7 @@ struct alignas(sizeof(T) * V) RedVec {
 
 // One term of the reduction: x[i] (sum) or x[i] * y[i] (dot), as AccOf<T>.
 template <class T, bool kDot>
-__device__ __forceinline__ AccOf<T> red_term(T x, T y) {
+CB_HD AccOf<T> red_term(T x, T y) {
   if constexpr (kDot) {
     return acc_mul(x, y);
   } else {
@@ -43,7 +41,6 @@ __device__ __forceinline__ AccOf<T> red_term(T x, T y) {
   }
 }
 
-#if !defined(CUBRIDGE_NO_CUDA)  // mode=none has no warp intrinsics (and no launches)
 // Streaming load (evict-first): the input is read once. Measured on an H100,
 // f64 sum 4e8: 3115 GB/s against 3087 with plain loads; f32 even.
 template <class W>
@@ -56,26 +53,6 @@ __device__ __forceinline__ W load_once(const W* p) {
   } else {
     return *p;
   }
-}
-
-template <class Acc>
-__device__ __forceinline__ Acc warp_sum(Acc v) {
-  for (int off = 16; off > 0; off /= 2) v = AccAdd<Acc>{}(v, __shfl_down_sync(0xffffffffu, v, off));
-  return v;
-}
-
-// Sum of v over the block, in a fixed order; valid in thread 0.
-template <class Acc>
-__device__ __forceinline__ Acc block_sum(Acc v, Acc* warps) {
-  v = warp_sum(v);
-  if ((threadIdx.x & 31) == 0) warps[threadIdx.x / 32] = v;
-  __syncthreads();
-  Acc r = warps[0];
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kRedThreads / 32; ++w) r = AccAdd<Acc>{}(r, warps[w]);
-  }
-  __syncthreads();  // warps[] may be reused
-  return r;
 }
 
 // Reduces [0, n): vectors of V elements over [head, head + nvec*V) (the
@@ -127,15 +104,17 @@ __global__ void __launch_bounds__(kRedThreads)
 #pragma unroll
   for (int j = 1; j < kRedIlp; ++j) t = add(t, acc[j]);
 
-  __shared__ Acc warps[kRedThreads / 32];
+  // Block sums with CUB (warp reductions, then warps in order: deterministic).
+  using BlockReduce = cub::BlockReduce<Acc, kRedThreads>;
+  __shared__ typename BlockReduce::TempStorage temp;
   __shared__ bool last;
-  t = block_sum(t, warps);
+  t = BlockReduce(temp).Reduce(t, add);  // valid in thread 0
   if (threadIdx.x == 0) {
     partial[blockIdx.x] = t;
     __threadfence();  // the partial is visible before the count says so
     last = atomicAdd(count, 1u) == gridDim.x - 1;
   }
-  __syncthreads();
+  __syncthreads();  // also: temp may be reused
   if (!last) return;
   __threadfence();
   // The last block: partials in block order (thread k takes k, k+256, ...).
@@ -143,13 +122,12 @@ __global__ void __launch_bounds__(kRedThreads)
   for (unsigned i = threadIdx.x; i < gridDim.x; i += kRedThreads) {
     s = add(s, static_cast<volatile Acc*>(partial)[i]);
   }
-  s = block_sum(s, warps);
+  s = BlockReduce(temp).Reduce(s, add);
   if (threadIdx.x == 0) {
     *result = s;
     *count = 0;  // ready for the next launch on this scratch
   }
 }
-#endif  // !CUBRIDGE_NO_CUDA
 
 // Elements of x before a 16-byte boundary, if y (when given) reaches one at
 // the same element; else SIZE_MAX (no vector path).
@@ -185,21 +163,12 @@ cudaError_t launch_reduce(const T* x, const T* y, size_t n, void* scratch, AccOf
   blocks = std::max<size_t>(blocks, 1);
   blocks = std::min<size_t>(
       blocks, std::min<size_t>(static_cast<size_t>(sms) * kRedBlocksPerSm, kRedMaxBlocks));
-#if defined(CUBRIDGE_NO_CUDA)
-  (void)count, (void)partial, (void)result, (void)stream, (void)blocks;
-  return cudaErrorNoDevice;
-#else
-  // clang-format off
   if (vec) {
-    reduce_kernel<T, kDot, V><<<static_cast<unsigned>(blocks), kRedThreads, 0, stream>>>(
-        x, y, n, head, nvec, count, partial, result);
-  } else {
-    reduce_kernel<T, kDot, 1><<<static_cast<unsigned>(blocks), kRedThreads, 0, stream>>>(
-        x, y, n, 0, n, count, partial, result);
+    return launch(reduce_kernel<T, kDot, V>, blocks, kRedThreads, stream, x, y, n, head, nvec,
+                  count, partial, result);
   }
-  // clang-format on
-  return cudaGetLastError();
-#endif
+  return launch(reduce_kernel<T, kDot, 1>, blocks, kRedThreads, stream, x, y, n, size_t(0), n,
+                count, partial, result);
 }
 
 }  // namespace cubridge

@@ -76,48 +76,34 @@ inline Half ToHalf(float f) {
 
 template <class S>
 struct TypeInfo;
+// The plain C types compute in themselves.
+template <class S, int kDtype>
+struct PlainTypeInfo {
+  static constexpr int dtype = kDtype;
+  using C = S;
+  static C Up(S v) { return v; }
+  static S Down(C v) { return v; }
+};
 template <>
-struct TypeInfo<float> {
-  static constexpr int dtype = CUBRIDGE_FLOAT32;
+struct TypeInfo<float> : PlainTypeInfo<float, CUBRIDGE_FLOAT32> {};
+template <>
+struct TypeInfo<double> : PlainTypeInfo<double, CUBRIDGE_FLOAT64> {};
+template <>
+struct TypeInfo<int32_t> : PlainTypeInfo<int32_t, CUBRIDGE_INT32> {};
+template <>
+struct TypeInfo<int64_t> : PlainTypeInfo<int64_t, CUBRIDGE_INT64> {};
+// The 16-bit floats compute in float.
+template <class S, int kDtype, S (*kDown)(float)>
+struct Float16TypeInfo {
+  static constexpr int dtype = kDtype;
   using C = float;
-  static C Up(float v) { return v; }
-  static float Down(C v) { return v; }
+  static C Up(S v) { return ToFloat(v); }
+  static S Down(C v) { return kDown(v); }
 };
 template <>
-struct TypeInfo<double> {
-  static constexpr int dtype = CUBRIDGE_FLOAT64;
-  using C = double;
-  static C Up(double v) { return v; }
-  static double Down(C v) { return v; }
-};
+struct TypeInfo<Half> : Float16TypeInfo<Half, CUBRIDGE_FLOAT16, ToHalf> {};
 template <>
-struct TypeInfo<int32_t> {
-  static constexpr int dtype = CUBRIDGE_INT32;
-  using C = int32_t;
-  static C Up(int32_t v) { return v; }
-  static int32_t Down(C v) { return v; }
-};
-template <>
-struct TypeInfo<int64_t> {
-  static constexpr int dtype = CUBRIDGE_INT64;
-  using C = int64_t;
-  static C Up(int64_t v) { return v; }
-  static int64_t Down(C v) { return v; }
-};
-template <>
-struct TypeInfo<Half> {
-  static constexpr int dtype = CUBRIDGE_FLOAT16;
-  using C = float;
-  static C Up(Half v) { return ToFloat(v); }
-  static Half Down(C v) { return ToHalf(v); }
-};
-template <>
-struct TypeInfo<BF16> {
-  static constexpr int dtype = CUBRIDGE_BFLOAT16;
-  using C = float;
-  static C Up(BF16 v) { return ToFloat(v); }
-  static BF16 Down(C v) { return ToBF16(v); }
-};
+struct TypeInfo<BF16> : Float16TypeInfo<BF16, CUBRIDGE_BFLOAT16, ToBF16> {};
 
 template <class S>
 constexpr bool IsInt() {

@@ -55,4 +55,20 @@ inline double from_bits(unsigned short bits, Format f) {
 
 }  // namespace cubridge_none
 
+// Declares the storage type TYPE of format FORMAT and CUDA's conversions for
+// it, named after SUFFIX as in NVIDIA's headers: __double2SUFFIX,
+// __float2SUFFIX_rn, __float2SUFFIX, __SUFFIX2float.
+#define CUBRIDGE_NONE_FLOAT16_TYPE(TYPE, SUFFIX, FORMAT)                               \
+  struct TYPE {                                                                        \
+    unsigned short __x;                                                                \
+  };                                                                                   \
+  inline TYPE __double2##SUFFIX(double v) {                                            \
+    return TYPE{cubridge_none::round_bits(v, cubridge_none::FORMAT)};                  \
+  }                                                                                    \
+  inline TYPE __float2##SUFFIX##_rn(float v) { return __double2##SUFFIX(v); }          \
+  inline TYPE __float2##SUFFIX(float v) { return __double2##SUFFIX(v); }               \
+  inline float __##SUFFIX##2float(TYPE h) {                                            \
+    return static_cast<float>(cubridge_none::from_bits(h.__x, cubridge_none::FORMAT)); \
+  }
+
 #endif  // CUBRIDGE_NONE_FLOAT_H_

@@ -5,17 +5,6 @@
 
 #include "cubridge_none_float.h"
 
-struct __nv_bfloat16 {
-  unsigned short __x;
-};
-
-inline __nv_bfloat16 __double2bfloat16(double v) {
-  return __nv_bfloat16{cubridge_none::round_bits(v, cubridge_none::kBfloat16)};
-}
-inline __nv_bfloat16 __float2bfloat16_rn(float v) { return __double2bfloat16(v); }
-inline __nv_bfloat16 __float2bfloat16(float v) { return __double2bfloat16(v); }
-inline float __bfloat162float(__nv_bfloat16 h) {
-  return static_cast<float>(cubridge_none::from_bits(h.__x, cubridge_none::kBfloat16));
-}
+CUBRIDGE_NONE_FLOAT16_TYPE(__nv_bfloat16, bfloat16, kBfloat16)
 
 #endif  // CUBRIDGE_NONE_CUDA_BF16_H_

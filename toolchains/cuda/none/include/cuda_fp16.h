@@ -5,17 +5,6 @@
 
 #include "cubridge_none_float.h"
 
-struct __half {
-  unsigned short __x;
-};
-
-inline __half __double2half(double v) {
-  return __half{cubridge_none::round_bits(v, cubridge_none::kHalf)};
-}
-inline __half __float2half_rn(float v) { return __double2half(v); }
-inline __half __float2half(float v) { return __double2half(v); }
-inline float __half2float(__half h) {
-  return static_cast<float>(cubridge_none::from_bits(h.__x, cubridge_none::kHalf));
-}
+CUBRIDGE_NONE_FLOAT16_TYPE(__half, half, kHalf)
 
 #endif  // CUBRIDGE_NONE_CUDA_FP16_H_

@@ -1,7 +1,8 @@
 // cubridge's CUDA-less cuda_runtime.h (--@cubridge//toolchains/cuda:mode=none):
-// the runtime API plus the CUDA C++ keywords as no-ops, so that .cu files
-// compile as plain C++ for the CPU backend. Kernel launches (<<<...>>>) still
-// need `#if !defined(CUBRIDGE_NO_CUDA)` around them.
+// the runtime API plus the CUDA C++ keywords and device intrinsics as no-ops,
+// so that .cu files, kernels included, compile as plain C++ for the CPU
+// backend. Kernel launches (<<<...>>>) still need `#if !defined(CUBRIDGE_NO_CUDA)`
+// around them (cubridge keeps that in one launch helper).
 #ifndef CUBRIDGE_NONE_CUDA_RUNTIME_H_
 #define CUBRIDGE_NONE_CUDA_RUNTIME_H_
 
@@ -31,6 +32,30 @@ static constexpr uint3 threadIdx{};
 static constexpr uint3 blockIdx{};
 static constexpr dim3 blockDim{};
 static constexpr dim3 gridDim{};
+
+// Device intrinsics the kernels use; never called (no launches).
+struct int4 {
+  int x, y, z, w;
+};
+inline void __syncthreads() {}
+inline void __threadfence() {}
+template <class T>
+T atomicAdd(T* p, T v) {
+  T old = *p;
+  *p = old + v;
+  return old;
+}
+template <class T>
+T __ldcs(const T* p) {
+  return *p;
+}
+
+// No device: no blocks are resident anywhere.
+template <class Kernel>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Kernel, int, size_t) {
+  *blocks = 0;
+  return cudaErrorNoDevice;
+}
 
 // The typed overloads that NVIDIA's cuda_runtime.h adds for C++.
 template <class T>

@@ -1,0 +1,121 @@
+// The elementwise kernels: out[i] = op(a[i], b[i]) on the GPU, 16-byte vector
+// loads where the pointers allow, a grid-stride scalar kernel otherwise.
+#ifndef CUBRIDGE_SRC_ELEMENTWISE_GPU_CUH_
+#define CUBRIDGE_SRC_ELEMENTWISE_GPU_CUH_
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "devices.h"
+#include "launch.cuh"
+#include "ops.cuh"
+#include "tuning.h"
+
+namespace cubridge {
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+template <int V>
+struct Vec<None, V> {
+  None v[V];
+};
+
+template <int V, class T>
+__device__ __forceinline__ Vec<T, V> loadv(const T* p, size_t i) {
+  return reinterpret_cast<const Vec<T, V>*>(p)[i];
+}
+template <int V>
+__device__ __forceinline__ Vec<None, V> loadv(const None*, size_t) {
+  return Vec<None, V>{};
+}
+
+// Vector body over [head, head + nvec*V) with 16-byte loads on pointers
+// shifted by `head`; threads also take the scalar head and tail elements.
+// One vector per thread (tuning.h: kThreads); blocks loop only when the grid
+// would pass the launch limit.
+template <int V, class Op, class TO, class TA, class TB>
+__global__ void __launch_bounds__(kThreads)
+    ew_vec_kernel(Op op, TO* out, const TA* a, const TB* b, size_t n, size_t head, size_t nvec) {
+  const size_t gid = static_cast<size_t>(blockIdx.x) * kThreads + threadIdx.x;
+  // Scalar head and tail (fewer than V elements each).
+  const size_t tail_begin = head + nvec * V;
+  if (gid < head) out[gid] = op(load1(a, gid), load1(b, gid));
+  if (gid < n - tail_begin) {
+    size_t i = tail_begin + gid;
+    out[i] = op(load1(a, i), load1(b, i));
+  }
+  TO* vo = out + head;
+  const TA* va = a ? a + head : a;
+  const TB* vb = b ? b + head : b;
+  const size_t stride = static_cast<size_t>(gridDim.x) * kThreads;
+  for (size_t i = gid; i < nvec; i += stride) {
+    Vec<TA, V> xa = loadv<V>(va, i);
+    Vec<TB, V> xb = loadv<V>(vb, i);
+    Vec<TO, V> r;
+#pragma unroll
+    for (int k = 0; k < V; ++k) r.v[k] = op(xa.v[k], xb.v[k]);
+    reinterpret_cast<Vec<TO, V>*>(vo)[i] = r;
+  }
+}
+
+template <class Op, class TO, class TA, class TB>
+__global__ void __launch_bounds__(kThreads)
+    ew_scalar_kernel(Op op, TO* out, const TA* a, const TB* b, size_t n) {
+  const size_t stride = static_cast<size_t>(gridDim.x) * kThreads;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * kThreads + threadIdx.x; i < n; i += stride) {
+    out[i] = op(load1(a, i), load1(b, i));
+  }
+}
+
+// Elements before `p` reaches `align` bytes, or SIZE_MAX if it never will.
+inline size_t head_to_align(const void* p, size_t elem, size_t align) {
+  if (p == nullptr || elem == 0) return 0;
+  uintptr_t mis = reinterpret_cast<uintptr_t>(p) % align;
+  if (mis == 0) return 0;
+  size_t gap = align - mis;
+  return gap % elem == 0 ? gap / elem : SIZE_MAX;
+}
+
+inline bool aligned_after(const void* p, size_t elem, size_t head, size_t align) {
+  if (p == nullptr || elem == 0) return true;
+  return (reinterpret_cast<uintptr_t>(p) + head * elem) % align == 0;
+}
+
+// Enqueues the op on `stream`; returns the launch error (cleared).
+template <class Op, class TO, class TA, class TB>
+cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaStream_t stream,
+                      int device) {
+  if (n == 0) return cudaSuccess;
+  constexpr int V = static_cast<int>(16 / widest<TO, TA, TB>());
+  size_t head = head_to_align(out, sizeof(TO), sizeof(TO) * V);
+  bool vec = V > 1 && head != SIZE_MAX && head < static_cast<size_t>(V) && head <= n &&
+             aligned_after(a, size_of<TA>(), head, size_of<TA>() * V) &&
+             aligned_after(b, size_of<TB>(), head, size_of<TB>() * V);
+  if (vec) {
+    size_t nvec = (n - head) / V;
+    // Enough threads for the vectors and for the scalar head and tail.
+    size_t threads = std::max<size_t>(nvec, 2 * V);
+    size_t blocks = std::min<size_t>((threads + kThreads - 1) / kThreads, kMaxGrid);
+    return launch(ew_vec_kernel<V, Op, TO, TA, TB>, blocks, kThreads, stream, op, out, a, b, n,
+                  head, nvec);
+  }
+  // Occupancy per device (devices of one host may differ).
+  static std::atomic<int> resident[kMaxDevices];
+  const int slot = device >= 0 && device < kMaxDevices ? device : 0;
+  int blocks_per_sm = resident[slot].load(std::memory_order_relaxed);
+  if (blocks_per_sm <= 0) {
+    blocks_per_sm = resident_blocks(ew_scalar_kernel<Op, TO, TA, TB>);
+    resident[slot].store(blocks_per_sm, std::memory_order_relaxed);
+  }
+  return launch(ew_scalar_kernel<Op, TO, TA, TB>, grid_for(n, device, blocks_per_sm), kThreads,
+                stream, op, out, a, b, n);
+}
+
+}  // namespace cubridge
+
+#endif  // CUBRIDGE_SRC_ELEMENTWISE_GPU_CUH_

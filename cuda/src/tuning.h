@@ -1,0 +1,57 @@
+// The library's tuning constants in one place: grid shapes, CPU grains, the
+// host pipeline's chunking, cache limits. Each says what it was measured on.
+#ifndef CUBRIDGE_SRC_TUNING_H_
+#define CUBRIDGE_SRC_TUNING_H_
+
+#include <stddef.h>
+
+namespace cubridge {
+
+// ---- elementwise ------------------------------------------------------------
+
+// Threads per block of the elementwise kernels. One 16-byte vector per thread
+// and one block per 256 vectors: measured on an H100 (bench/micro/shapes.cu)
+// this streams at ~3075 GB/s at n = 4e8 against ~2910 for a one-wave
+// grid-stride grid with 4 vectors per thread, and is as fast at 1e6 and 1e7.
+constexpr int kThreads = 256;
+
+// Launch limit of a 1-D grid (gridDim.x), rounded down.
+constexpr size_t kMaxGrid = 1u << 30;
+
+// CPU backend: below this many elements an elementwise op runs on one thread.
+constexpr size_t kCpuGrain = 1 << 15;
+
+// Host arrays at most this many bytes in total run on CPU threads even on the
+// GPU backend (a GPU round trip costs more).
+constexpr size_t kHostInlineBytes = 1 << 20;
+
+// ---- pipelined host path (host arrays on the GPU backend) -------------------
+
+constexpr int kSlots = 3;                 // streams in flight per call
+constexpr int kSlotBuffers = 3;           // two inputs and one output per slot
+constexpr size_t kChunkBytes = 4u << 20;  // bytes per buffer (largest dtype)
+
+// ---- reductions ---------------------------------------------------------------
+
+// CPU: elements per partial result, and independent accumulators per block.
+constexpr size_t kCpuReduceBlock = 1 << 16;
+constexpr int kCpuLanes = 8;
+
+// GPU single-pass sum/dot (reduce_kernel.cuh).
+constexpr int kRedThreads = 256;
+constexpr int kRedIlp = 4;                // 16-byte vectors in flight per thread
+constexpr int kRedBlocksPerSm = 8;        // a full wave of 256-thread blocks
+constexpr unsigned kRedMaxBlocks = 4096;  // partials the scratch block holds
+constexpr size_t kRedScratchBytes = 256 + kRedMaxBlocks * 8;  // counter, then partials
+
+// ---- memory -------------------------------------------------------------------
+
+// Alignment of host allocations on the CPU backend (as cudaMalloc's).
+constexpr size_t kAlign = 256;
+
+// Cached, unused pinned bytes the pinned-host cache keeps at most.
+constexpr size_t kPinnedCacheMax = size_t(1) << 30;
+
+}  // namespace cubridge
+
+#endif  // CUBRIDGE_SRC_TUNING_H_
