@@ -10,9 +10,90 @@
 #include "checks.h"
 #include "dtypes.h"
 
-/* ---- add, sub, mul, div ----------------------------------------------- */
+/* ---- the C ABI call ---------------------------------------------------- */
 
-enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV };
+enum {
+  OP_ADD,
+  OP_SUB,
+  OP_MUL,
+  OP_DIV,
+  OP_AXPY,
+  OP_SCALE,
+  OP_FILL,
+  OP_CONVERT,
+  OP_SUM,
+  OP_DOT,
+  OP_MIN,
+  OP_MAX
+};
+
+/* One op's C ABI arguments, gathered while the GIL is held. */
+typedef struct cb_op_args {
+  int op, dtype, out_dtype;
+  double scalar; /* zero_value, alpha or the fill value */
+  const void *x, *y;
+  void* out; /* the output array, or the reduction's result */
+  size_t n;
+} cb_op_args;
+
+/* Calls the op with the GIL released, on the call's stream and device. */
+static cubridge_status cb_run(cb_call* c, const cb_op_args* o) {
+  cubridge_status status;
+  cubridge_stream stream = c->stream;
+  cb_call_assume_device(c);
+  Py_BEGIN_ALLOW_THREADS;
+  switch (o->op) {
+    case OP_ADD:
+      status = cubridge_add(o->dtype, o->x, o->y, o->out, o->n, stream);
+      break;
+    case OP_SUB:
+      status = cubridge_sub(o->dtype, o->x, o->y, o->out, o->n, stream);
+      break;
+    case OP_MUL:
+      status = cubridge_mul(o->dtype, o->x, o->y, o->out, o->n, stream);
+      break;
+    case OP_DIV:
+      status = cubridge_div(o->dtype, o->x, o->y, o->out, o->n, o->scalar, stream);
+      break;
+    case OP_AXPY:
+      status = cubridge_axpy(o->dtype, o->scalar, o->x, o->out, o->n, stream);
+      break;
+    case OP_SCALE:
+      status = cubridge_scale(o->dtype, o->scalar, o->out, o->n, stream);
+      break;
+    case OP_FILL:
+      status = cubridge_fill(o->dtype, o->scalar, o->out, o->n, stream);
+      break;
+    case OP_CONVERT:
+      status = cubridge_convert(o->dtype, o->x, o->out_dtype, o->out, o->n, stream);
+      break;
+    case OP_SUM:
+      status = cubridge_sum(o->dtype, o->x, o->n, o->out, stream);
+      break;
+    case OP_DOT:
+      status = cubridge_dot(o->dtype, o->x, o->y, o->n, o->out, stream);
+      break;
+    case OP_MIN:
+      status = cubridge_min(o->dtype, o->x, o->n, o->out, stream);
+      break;
+    default:
+      status = cubridge_max(o->dtype, o->x, o->n, o->out, stream);
+      break;
+  }
+  Py_END_ALLOW_THREADS;
+  return status;
+}
+
+/* Imports two inputs of one dtype and one shape. -1 with an error. */
+static int cb_call_pair(cb_call* c, PyObject* a_obj, const char* a_name, PyObject* b_obj,
+                        const char* b_name, cb_view** a, cb_view** b) {
+  if ((*a = cb_call_arg(c, a_obj, a_name, 0)) == NULL ||
+      (*b = cb_call_arg(c, b_obj, b_name, 0)) == NULL)
+    return -1;
+  return cb_same_dtype(c->st, *a, *b) < 0 || cb_same_shape(*a, *b) < 0 ? -1 : 0;
+}
+
+/* ---- add, sub, mul, div ----------------------------------------------- */
 
 static PyObject* cb_binary(PyObject* m, int op, PyObject* args) {
   static const char* const formats[] = {"OOOO:add", "OOOO:sub", "OOOO:mul", "OOOOO:div"};
@@ -29,34 +110,11 @@ static PyObject* cb_binary(PyObject* m, int op, PyObject* args) {
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
   cb_view *a, *b, *out;
-  if ((a = cb_call_arg(&c, a_obj, "a", 0)) == NULL ||
-      (b = cb_call_arg(&c, b_obj, "b", 0)) == NULL || cb_same_dtype(st, a, b) < 0 ||
-      cb_same_shape(a, b) < 0 || (out = cb_call_out(&c, out_obj, a, a->dtype)) == NULL)
+  if (cb_call_pair(&c, a_obj, "a", b_obj, "b", &a, &b) < 0 ||
+      (out = cb_call_out(&c, out_obj, a, a->dtype)) == NULL)
     return cb_call_fail(&c);
-  cubridge_status status;
-  int dtype = a->dtype;
-  size_t n = a->n;
-  const void *pa = a->data, *pb = b->data;
-  void* po = out->data;
-  cubridge_stream stream = c.stream;
-  cb_call_assume_device(&c);
-  Py_BEGIN_ALLOW_THREADS;
-  switch (op) {
-    case OP_ADD:
-      status = cubridge_add(dtype, pa, pb, po, n, stream);
-      break;
-    case OP_SUB:
-      status = cubridge_sub(dtype, pa, pb, po, n, stream);
-      break;
-    case OP_MUL:
-      status = cubridge_mul(dtype, pa, pb, po, n, stream);
-      break;
-    default:
-      status = cubridge_div(dtype, pa, pb, po, n, zero_value, stream);
-      break;
-  }
-  Py_END_ALLOW_THREADS;
-  return cb_call_end(&c, status, out, NULL);
+  cb_op_args o = {op, a->dtype, 0, zero_value, a->data, b->data, out->data, a->n};
+  return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
 static PyObject* cb_add(PyObject* m, PyObject* args) { return cb_binary(m, OP_ADD, args); }
@@ -76,9 +134,8 @@ static PyObject* cb_axpy(PyObject* m, PyObject* args) {
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
   cb_view *x, *y, *out;
-  if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL ||
-      (y = cb_call_arg(&c, y_obj, "y", 0)) == NULL || cb_same_dtype(st, x, y) < 0 ||
-      cb_same_shape(x, y) < 0 || (out = cb_call_out(&c, out_obj, y, y->dtype)) == NULL)
+  if (cb_call_pair(&c, x_obj, "x", y_obj, "y", &x, &y) < 0 ||
+      (out = cb_call_out(&c, out_obj, y, y->dtype)) == NULL)
     return cb_call_fail(&c);
   if (out->data == x->data && out->data != y->data && out->n != 0) {
     PyErr_SetString(PyExc_ValueError, "axpy: out may be y (in place) or a new array, but not x");
@@ -86,17 +143,8 @@ static PyObject* cb_axpy(PyObject* m, PyObject* args) {
   }
   /* Refused before y is copied into out: a failed call leaves out as it was. */
   if (cb_check_overlap(x, out) < 0 || cb_call_copy(&c, out, y) < 0) return cb_call_fail(&c);
-  cubridge_status status;
-  int dtype = x->dtype;
-  size_t n = x->n;
-  const void* px = x->data;
-  void* po = out->data;
-  cubridge_stream stream = c.stream;
-  cb_call_assume_device(&c);
-  Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_axpy(dtype, alpha, px, po, n, stream);
-  Py_END_ALLOW_THREADS;
-  return cb_call_end(&c, status, out, NULL);
+  cb_op_args o = {OP_AXPY, x->dtype, 0, alpha, x->data, NULL, out->data, x->n};
+  return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
 static PyObject* cb_scale(PyObject* m, PyObject* args) {
@@ -112,16 +160,8 @@ static PyObject* cb_scale(PyObject* m, PyObject* args) {
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL ||
       (out = cb_call_out(&c, out_obj, x, x->dtype)) == NULL || cb_call_copy(&c, out, x) < 0)
     return cb_call_fail(&c);
-  cubridge_status status;
-  int dtype = x->dtype;
-  size_t n = x->n;
-  void* po = out->data;
-  cubridge_stream stream = c.stream;
-  cb_call_assume_device(&c);
-  Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_scale(dtype, alpha, po, n, stream);
-  Py_END_ALLOW_THREADS;
-  return cb_call_end(&c, status, out, NULL);
+  cb_op_args o = {OP_SCALE, x->dtype, 0, alpha, NULL, NULL, out->data, x->n};
+  return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
 static PyObject* cb_fill(PyObject* m, PyObject* args) {
@@ -136,16 +176,8 @@ static PyObject* cb_fill(PyObject* m, PyObject* args) {
   cb_view* x = cb_call_arg(&c, x_obj, "x", 1);
   if (x == NULL) return cb_call_fail(&c);
   c.result = Py_NewRef(x_obj);
-  cubridge_status status;
-  int dtype = x->dtype;
-  size_t n = x->n;
-  void* px = x->data;
-  cubridge_stream stream = c.stream;
-  cb_call_assume_device(&c);
-  Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_fill(dtype, value, px, n, stream);
-  Py_END_ALLOW_THREADS;
-  return cb_call_end(&c, status, x, NULL);
+  cb_op_args o = {OP_FILL, x->dtype, 0, value, NULL, NULL, x->data, x->n};
+  return cb_call_end(&c, cb_run(&c, &o), x, NULL);
 }
 
 static PyObject* cb_astype(PyObject* m, PyObject* args) {
@@ -171,17 +203,8 @@ static PyObject* cb_astype(PyObject* m, PyObject* args) {
   }
   if ((out = cb_call_out(&c, out_obj, x, dtype)) == NULL) return cb_call_fail(&c);
   if (out->data != x->data && cb_check_overlap(x, out) < 0) return cb_call_fail(&c);
-  cubridge_status status;
-  int src_dtype = x->dtype;
-  size_t n = x->n;
-  const void* px = x->data;
-  void* po = out->data;
-  cubridge_stream stream = c.stream;
-  cb_call_assume_device(&c);
-  Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_convert(src_dtype, px, dtype, po, n, stream);
-  Py_END_ALLOW_THREADS;
-  return cb_call_end(&c, status, out, NULL);
+  cb_op_args o = {OP_CONVERT, x->dtype, dtype, 0.0, x->data, NULL, out->data, x->n};
+  return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
 /* ---- copies ----------------------------------------------------------- */
@@ -229,20 +252,19 @@ static PyObject* cb_copyto(PyObject* m, PyObject* args) {
 
 /* ---- reductions ------------------------------------------------------- */
 
-enum { RED_SUM, RED_DOT, RED_MIN, RED_MAX };
-
 static PyObject* cb_reduce(PyObject* m, int op, PyObject* args) {
   static const char* const formats[] = {"OO:sum", "OOO:dot", "OO:min", "OO:max"};
+  const char* format = formats[op - OP_SUM];
   PyObject *x_obj, *y_obj = NULL, *stream_obj;
-  if (op == RED_DOT ? !PyArg_ParseTuple(args, formats[op], &x_obj, &y_obj, &stream_obj)
-                    : !PyArg_ParseTuple(args, formats[op], &x_obj, &stream_obj))
+  if (op == OP_DOT ? !PyArg_ParseTuple(args, format, &x_obj, &y_obj, &stream_obj)
+                   : !PyArg_ParseTuple(args, format, &x_obj, &stream_obj))
     return NULL;
   cb_state* st = cb_state_of_module(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
   cb_view *x, *y = NULL;
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL) return cb_call_fail(&c);
-  if (op == RED_DOT) {
+  if (op == OP_DOT) {
     if ((y = cb_call_arg(&c, y_obj, "y", 0)) == NULL) return cb_call_fail(&c);
     for (int i = 0; i < 2; i++) {
       const cb_view* v = i ? y : x;
@@ -253,45 +275,25 @@ static PyObject* cb_reduce(PyObject* m, int op, PyObject* args) {
     }
     if (cb_same_dtype(st, x, y) < 0 || cb_same_shape(x, y) < 0) return cb_call_fail(&c);
   }
-  int rdtype = op == RED_MIN || op == RED_MAX ? x->dtype : cubridge_sum_dtype(x->dtype);
+  int rdtype = op == OP_MIN || op == OP_MAX ? x->dtype : cubridge_sum_dtype(x->dtype);
   if (rdtype < 0) {
     PyErr_SetString(PyExc_TypeError, "x: no result dtype for this dtype");
     return cb_call_fail(&c);
   }
   unsigned char result[16];
   memset(result, 0, sizeof result);
-  cubridge_status status;
-  int dtype = x->dtype;
-  size_t n = x->n;
-  const void *px = x->data, *py = y ? y->data : NULL;
-  cubridge_stream stream = c.stream;
-  cb_call_assume_device(&c);
-  Py_BEGIN_ALLOW_THREADS;
-  switch (op) {
-    case RED_SUM:
-      status = cubridge_sum(dtype, px, n, result, stream);
-      break;
-    case RED_DOT:
-      status = cubridge_dot(dtype, px, py, n, result, stream);
-      break;
-    case RED_MIN:
-      status = cubridge_min(dtype, px, n, result, stream);
-      break;
-    default:
-      status = cubridge_max(dtype, px, n, result, stream);
-      break;
-  }
-  Py_END_ALLOW_THREADS;
+  cb_op_args o = {op, x->dtype, 0, 0.0, x->data, y ? y->data : NULL, result, x->n};
+  cubridge_status status = cb_run(&c, &o);
   PyObject* value = NULL;
   if (status == CUBRIDGE_OK && (value = cb_scalar_to_python(st, rdtype, result)) == NULL)
     return cb_call_fail(&c);
   return cb_call_end(&c, status, NULL, value);
 }
 
-static PyObject* cb_sum(PyObject* m, PyObject* args) { return cb_reduce(m, RED_SUM, args); }
-static PyObject* cb_dot(PyObject* m, PyObject* args) { return cb_reduce(m, RED_DOT, args); }
-static PyObject* cb_min(PyObject* m, PyObject* args) { return cb_reduce(m, RED_MIN, args); }
-static PyObject* cb_max(PyObject* m, PyObject* args) { return cb_reduce(m, RED_MAX, args); }
+static PyObject* cb_sum(PyObject* m, PyObject* args) { return cb_reduce(m, OP_SUM, args); }
+static PyObject* cb_dot(PyObject* m, PyObject* args) { return cb_reduce(m, OP_DOT, args); }
+static PyObject* cb_min(PyObject* m, PyObject* args) { return cb_reduce(m, OP_MIN, args); }
+static PyObject* cb_max(PyObject* m, PyObject* args) { return cb_reduce(m, OP_MAX, args); }
 
 static PyMethodDef cb_op_methods[] = {
     {"add", cb_add, METH_VARARGS, "add(a, b, out, stream)"},

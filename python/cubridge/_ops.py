@@ -34,13 +34,26 @@ Stream = Any  # None, int, or an object with __cuda_stream__ / .ptr / .cuda_stre
 Scalar = Union[int, float]
 
 
-def add(
-    a: ArrayLike,
-    b: ArrayLike,
-    *,
-    out: Optional[ArrayLike] = None,
-    stream: Stream = None,
-) -> Any:
+def _binary(name: str, doc: str):
+    """The op ``name`` of two arrays, ``a`` and ``b``, with this docstring."""
+    native = getattr(_native, name)
+
+    def op(
+        a: ArrayLike,
+        b: ArrayLike,
+        *,
+        out: Optional[ArrayLike] = None,
+        stream: Stream = None,
+    ) -> Any:
+        return native(a, b, out, stream)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+add = _binary(
+    "add",
     """Elementwise ``a + b``.
 
     >>> import numpy as np, cubridge
@@ -49,40 +62,28 @@ def add(
     >>> x = np.array([1, 2], np.int32)
     >>> cubridge.add(x, x, out=x)  # in place: out may be an input
     array([2, 4], dtype=int32)
-    """
-    return _native.add(a, b, out, stream)
+    """,
+)
 
-
-def sub(
-    a: ArrayLike,
-    b: ArrayLike,
-    *,
-    out: Optional[ArrayLike] = None,
-    stream: Stream = None,
-) -> Any:
+sub = _binary(
+    "sub",
     """Elementwise ``a - b``.
 
     >>> import numpy as np, cubridge
     >>> cubridge.sub(np.array([5.0, 1.0]), np.array([2.0, 4.0]))
     array([ 3., -3.])
-    """
-    return _native.sub(a, b, out, stream)
+    """,
+)
 
-
-def mul(
-    a: ArrayLike,
-    b: ArrayLike,
-    *,
-    out: Optional[ArrayLike] = None,
-    stream: Stream = None,
-) -> Any:
+mul = _binary(
+    "mul",
     """Elementwise ``a * b``.
 
     >>> import numpy as np, cubridge
     >>> cubridge.mul(np.array([2, -3], np.int64), np.array([4, 5], np.int64))
     array([  8, -15])
-    """
-    return _native.mul(a, b, out, stream)
+    """,
+)
 
 
 def div(
@@ -199,7 +200,20 @@ def dot(x: ArrayLike, y: ArrayLike, *, stream: Stream = None) -> Scalar:
     return _native.dot(x, y, stream)
 
 
-def min(x: ArrayLike, *, stream: Stream = None) -> Scalar:  # noqa: A001
+def _extremum(name: str, doc: str):
+    """The reduction ``name`` of one array to a Python scalar, with this docstring."""
+    native = getattr(_native, name)
+
+    def op(x: ArrayLike, *, stream: Stream = None) -> Scalar:
+        return native(x, stream)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+min = _extremum(  # noqa: A001 (NumPy's name)
+    "min",
     """Smallest element, as a Python scalar (``float`` or ``int``); NaN if any is NaN.
 
     An empty array raises :class:`cubridge.InvalidArgumentError` (a ``ValueError``).
@@ -207,18 +221,18 @@ def min(x: ArrayLike, *, stream: Stream = None) -> Scalar:  # noqa: A001
     >>> import numpy as np, cubridge
     >>> cubridge.min(np.array([3, -1, 2], np.int32))
     -1
-    """
-    return _native.min(x, stream)
+    """,
+)
 
-
-def max(x: ArrayLike, *, stream: Stream = None) -> Scalar:  # noqa: A001
+max = _extremum(  # noqa: A001
+    "max",
     """Largest element, as a Python scalar (``float`` or ``int``); NaN if any is NaN.
 
     >>> import numpy as np, cubridge
     >>> cubridge.max(np.array([3.5, -1.0], np.float32))
     3.5
-    """
-    return _native.max(x, stream)
+    """,
+)
 
 
 def copyto(dst: ArrayLike, src: ArrayLike, *, stream: Stream = None) -> Any:
