@@ -20,18 +20,9 @@ const (
 	PinnedMemory  MemoryKind = C.CUBRIDGE_MEMORY_PINNED  // page-locked host memory
 )
 
+// String returns the library's name of k ("host", ...), or "memory(N)".
 func (k MemoryKind) String() string {
-	switch k {
-	case HostMemory:
-		return "host"
-	case DeviceMemory:
-		return "device"
-	case ManagedMemory:
-		return "managed"
-	case PinnedMemory:
-		return "pinned"
-	}
-	return fmt.Sprintf("memory(%d)", int(k))
+	return libraryName(C.cubridge_memory_name(C.int(k)), "memory", int(k))
 }
 
 // HostDevice is the device number of the host, for Prefetch.
@@ -209,19 +200,14 @@ func (b *Buffer[T]) Free() error {
 			sh = s.h
 		}
 	}
-	b.res.mu.Lock()
-	defer b.res.mu.Unlock()
-	if b.res.closed {
-		return nil
-	}
-	b.res.closed = true
-	b.cleanup.Stop()
-	p := b.ptr
-	b.ptr, b.n = nil, 0
-	if b.kind != DeviceMemory {
-		return check("free", func() C.cubridge_status { return C.cubridge_free(C.int(b.kind), p) })
-	}
-	return check("free", func() C.cubridge_status { return C.cubridge_free_async(C.int(b.kind), p, sh) })
+	return b.res.close(&b.cleanup, func() error {
+		p := b.ptr
+		b.ptr, b.n = nil, 0
+		if b.kind != DeviceMemory {
+			return check("free", func() C.cubridge_status { return C.cubridge_free(C.int(b.kind), p) })
+		}
+		return check("free", func() C.cubridge_status { return C.cubridge_free_async(C.int(b.kind), p, sh) })
+	})
 }
 
 func (b *Buffer[T]) arg(name string) arg {

@@ -6,7 +6,6 @@ import "C"
 
 import (
 	"runtime"
-	"strconv"
 	"sync"
 	"unsafe"
 )
@@ -24,10 +23,7 @@ const (
 
 // String returns the library's name of o ("sum", ...), or "reduce_op(N)".
 func (o ReduceOp) String() string {
-	if name := C.cubridge_reduce_op_name(C.int(o)); name != nil {
-		return C.GoString(name)
-	}
-	return "reduce_op(" + strconv.Itoa(int(o)) + ")"
+	return libraryName(C.cubridge_reduce_op_name(C.int(o)), "reduce_op", int(o))
 }
 
 // NCCLVersion loads NCCL if needed and returns its version code (2.28.9 is
@@ -200,14 +196,9 @@ func (c *Comm) Close() error {
 	if c == nil {
 		return nil
 	}
-	c.res.mu.Lock()
-	defer c.res.mu.Unlock()
-	if c.res.closed {
-		return nil
-	}
-	c.res.closed = true
-	c.cleanup.Stop()
-	return check("comm_destroy", func() C.cubridge_status { return C.cubridge_comm_destroy(c.h) })
+	return c.res.close(&c.cleanup, func() error {
+		return check("comm_destroy", func() C.cubridge_status { return C.cubridge_comm_destroy(c.h) })
+	})
 }
 
 func (c *Comm) arg() arg {

@@ -5,7 +5,6 @@ import "C"
 
 import (
 	"reflect"
-	"strconv"
 )
 
 // Number is the set of element types the Go API takes: the library's
@@ -41,10 +40,7 @@ const (
 // String returns the library's name of d ("float32", ...), or "dtype(N)" if
 // the library does not know d.
 func (d DType) String() string {
-	if name := C.cubridge_dtype_name(C.int(d)); name != nil {
-		return C.GoString(name)
-	}
-	return "dtype(" + strconv.Itoa(int(d)) + ")"
+	return libraryName(C.cubridge_dtype_name(C.int(d)), "dtype", int(d))
 }
 
 // DTypes returns every dtype the C library defines, read from its table

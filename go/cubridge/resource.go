@@ -1,6 +1,7 @@
 package cubridge
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -19,6 +20,20 @@ type resource struct {
 var lastResourceID atomic.Uint64
 
 func (r *resource) init() { r.id = lastResourceID.Add(1) }
+
+// close runs destroy once, under r's write lock (so after the calls that use r
+// have returned), and stops the object's garbage-collector cleanup. Closing a
+// closed resource does nothing.
+func (r *resource) close(cleanup *runtime.Cleanup, destroy func() error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	cleanup.Stop()
+	return destroy()
+}
 
 // arg names a resource for the error message when it is nil or closed.
 type arg struct {

@@ -101,14 +101,9 @@ func (s *Stream) Close() error {
 	if s == nil {
 		return nil
 	}
-	s.res.mu.Lock()
-	defer s.res.mu.Unlock()
-	if s.res.closed {
-		return nil
-	}
-	s.res.closed = true
-	s.cleanup.Stop()
-	return check("stream_destroy", func() C.cubridge_status { return C.cubridge_stream_destroy(s.h) })
+	return s.res.close(&s.cleanup, func() error {
+		return check("stream_destroy", func() C.cubridge_status { return C.cubridge_stream_destroy(s.h) })
+	})
 }
 
 // Event marks a point in a stream, for timing and for waiting on part of
@@ -166,14 +161,9 @@ func (e *Event) Close() error {
 	if e == nil {
 		return nil
 	}
-	e.res.mu.Lock()
-	defer e.res.mu.Unlock()
-	if e.res.closed {
-		return nil
-	}
-	e.res.closed = true
-	e.cleanup.Stop()
-	return check("event_destroy", func() C.cubridge_status { return C.cubridge_event_destroy(e.h) })
+	return e.res.close(&e.cleanup, func() error {
+		return check("event_destroy", func() C.cubridge_status { return C.cubridge_event_destroy(e.h) })
+	})
 }
 
 // Elapsed returns the time between two recorded, completed events.

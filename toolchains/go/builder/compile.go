@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"go/build"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,20 +52,31 @@ func (f *compileFlags) tags() []string {
 	return tags
 }
 
-func runCompile(args []string) error {
-	f, err := parseCompileFlags("compile", args)
+// openPackage parses the flags of `tool`, opens the Go SDK and loads the
+// package of the sources; the caller closes the SDK.
+func openPackage(tool string, args []string) (*compileFlags, *sdk, *build.Package, string, error) {
+	f, err := parseCompileFlags(tool, args)
 	if err != nil {
-		return err
+		return nil, nil, nil, "", err
 	}
 	s, err := newSDK(f.goroot)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	pkg, dir, err := loadPackage(s, f.srcs, f.tags())
+	if err != nil {
+		s.close()
+		return nil, nil, nil, "", fmt.Errorf("%s: %v", f.importpath, err)
+	}
+	return f, s, pkg, dir, nil
+}
+
+func runCompile(args []string) error {
+	f, s, pkg, dir, err := openPackage("compile", args)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	pkg, dir, err := loadPackage(s, f.srcs, f.tags())
-	if err != nil {
-		return fmt.Errorf("%s: %v", f.importpath, err)
-	}
 	if len(pkg.EmbedPatterns) > 0 {
 		return fmt.Errorf("%s: //go:embed is not supported by cubridge's Go rules", f.importpath)
 	}

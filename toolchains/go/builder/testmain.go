@@ -18,19 +18,11 @@ import (
 // (tests, benchmarks, fuzz targets, examples with output, TestMain), and
 // compiles it. -src lists the test files; -importpath is the package under test.
 func runTestmain(args []string) error {
-	f, err := parseCompileFlags("testmain", args)
-	if err != nil {
-		return err
-	}
-	s, err := newSDK(f.goroot)
+	f, s, pkg, dir, err := openPackage("testmain", args)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	pkg, dir, err := loadPackage(s, f.srcs, f.tags())
-	if err != nil {
-		return fmt.Errorf("%s: %v", f.importpath, err)
-	}
 	m := &testMain{ImportPath: f.importpath}
 	if err := m.scan(s, dir, pkg.TestGoFiles, "_test"); err != nil {
 		return err
