@@ -4,7 +4,7 @@ one panel per op and dtype. Needs matplotlib (`pip install matplotlib`); run it 
 that is installed, e.g. on the build machine with the bench.json the GPU host wrote.
 
 Usage: python bench/plot.py OUT/bench.json [-o bench.png] [--markdown]
---markdown also prints the README tables (the same as bench/report.py).
+--markdown also prints the docs/results.md tables (the same as bench/report.py).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="plot bench.json")
     ap.add_argument("bench_json")
     ap.add_argument("-o", "--output", help="PNG path (default: bench.png next to bench.json)")
-    ap.add_argument("--markdown", action="store_true", help="also print the README tables")
+    ap.add_argument("--markdown", action="store_true", help="also print the docs/results.md tables")
     args = ap.parse_args(argv)
     doc = report.load(args.bench_json)
     out = args.output or os.path.join(os.path.dirname(os.path.abspath(args.bench_json)), "bench.png")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Markdown tables (for the README's Performance section) from bench.json.
+"""Markdown tables (for docs/results.md) from bench.json.
 
 Usage: python bench/report.py OUT/bench.json [--gobench OUT/gobench.json] > perf.md
 Standard library only.
