@@ -53,11 +53,16 @@ def markdown(doc, go=None) -> str:
     p(f"Measured {m.get('date', '?')[:10]} on {m.get('device', '?')} ({vers}; Python {m.get('python', '?')}).")
     p(f"Timer: {m.get('timer', '?')}. Effective bandwidth counts bytes read plus written "
       "(add/mul/axpy 3·n·itemsize, sum n·itemsize, dot 2·n·itemsize); medians.")
-    p("")
-    p("**Device arrays, effective GB/s (median)**")
-    p("")
-    p("| op | dtype | n | " + " | ".join(libs) + " |")
-    p("|---|---|---:|" + "---:|" * len(libs))
+    def table(title, head, aligns):
+        """Starts a section: a blank line, the title line, the header rows."""
+        p("")
+        p(title)
+        p("")
+        p("| " + " | ".join(head) + " |")
+        p("|" + "".join(a + "|" for a in aligns))
+
+    table("**Device arrays, effective GB/s (median)**", ["op", "dtype", "n"] + libs,
+          ["---", "---", "---:"] + ["---:"] * len(libs))
     for dtype in DTYPES:
         for op in OPS:
             ns = sorted({k[3] for k in idx if k[0] == "kernel" and k[1] == op and k[2] == dtype})
@@ -66,11 +71,8 @@ def markdown(doc, go=None) -> str:
                 p(f"| {op} | {dtype} | {fmt_n(n)} | " + " | ".join(cells) + " |")
     walls = [k for k in idx if k[0] == "wall"]
     if walls:
-        p("")
-        p("**Wall time per call, small arrays (µs, median; sum/dot include the result as a Python number)**")
-        p("")
-        p("| call | dtype | n | " + " | ".join(libs) + " |")
-        p("|---|---|---:|" + "---:|" * len(libs))
+        table("**Wall time per call, small arrays (µs, median; sum/dot include the result as a Python number)**",
+              ["call", "dtype", "n"] + libs, ["---", "---", "---:"] + ["---:"] * len(libs))
         seen = []
         for k in walls:
             if k[1:4] not in seen:
@@ -80,30 +82,20 @@ def markdown(doc, go=None) -> str:
             p(f"| {op} | {dtype} | {fmt_n(n)} | " + " | ".join(cells) + " |")
     hosts = sorted({k[3] for k in idx if k[0] == "host"})
     if hosts:
-        p("")
         for op, title in (("add", "a new host array out"), ("add_out", "out= a host array")):
-            p(f"**Host (NumPy) arrays in, {title}: float32 add, ms per call (median)**")
-            p("")
-            p("| n | " + " | ".join(libs) + " |")
-            p("|---:|" + "---:|" * len(libs))
+            table(f"**Host (NumPy) arrays in, {title}: float32 add, ms per call (median)**",
+                  ["n"] + libs, ["---:"] * (1 + len(libs)))
             for n in hosts:
                 cells = [cell(idx.get(("host", op, "float32", n, l)), "median_ms", "{:.3f}") for l in libs]
                 p(f"| {fmt_n(n)} | " + " | ".join(cells) + " |")
-            p("")
+        p("")
     if doc.get("targets"):
-        p("")
-        p("**Targets**")
-        p("")
-        p("| target | status | measured |")
-        p("|---|---|---|")
+        table("**Targets**", ["target", "status", "measured"], ["---"] * 3)
         for t in doc["targets"]:
             p(f"| {t['target']} | {t['status']} | {t.get('detail', '')} |")
     if go:
-        p("")
-        p(f"**Go** (`bench/gobench`, {go.get('go_version', '?')}, backend {go.get('backend', '?')})")
-        p("")
-        p("| what | op | dtype | n | median | GB/s |")
-        p("|---|---|---|---:|---:|---:|")
+        table(f"**Go** (`bench/gobench`, {go.get('go_version', '?')}, backend {go.get('backend', '?')})",
+              ["what", "op", "dtype", "n", "median", "GB/s"], ["---"] * 3 + ["---:"] * 3)
         for r in go.get("results", []):
             if r.get("error") or r.get("skipped"):
                 med, bw = ("error" if r.get("error") else "skipped"), ""

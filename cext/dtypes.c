@@ -123,32 +123,25 @@ static double cb_bfloat16_to_double(uint16_t h) {
 
 PyObject* cb_scalar_to_python(const cb_state* st, int dtype, const void* p) {
   const cb_dtype_info* d = cb_dtype(st, dtype);
-  if (d != NULL && d->dl_code == kDLFloat && d->size == 4) {
-    float f;
-    memcpy(&f, p, sizeof f);
-    return PyFloat_FromDouble((double)f);
-  }
-  if (d != NULL && d->dl_code == kDLFloat && d->size == 8) {
-    double v;
-    memcpy(&v, p, sizeof v);
-    return PyFloat_FromDouble(v);
-  }
-  if (d != NULL && (d->dl_code == kDLFloat || d->dl_code == kDLBfloat) && d->size == 2) {
-    uint16_t h;
-    memcpy(&h, p, sizeof h);
-    return PyFloat_FromDouble(d->dl_code == kDLFloat ? cb_half_to_double(h)
-                                                     : cb_bfloat16_to_double(h));
-  }
-  if (d != NULL && d->dl_code == kDLInt && d->size == 4) {
-    int32_t i;
-    memcpy(&i, p, sizeof i);
-    return PyLong_FromLong((long)i);
-  }
-  if (d != NULL && d->dl_code == kDLInt && d->size == 8) {
-    int64_t i;
-    memcpy(&i, p, sizeof i);
-    return PyLong_FromLongLong((long long)i);
-  }
+  /* The stored value, read once as whichever type the dtype is. */
+  union {
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+    uint16_t f16;
+  } v;
+  if (d == NULL || d->size > sizeof v)
+    d = NULL;
+  else
+    memcpy(&v, p, d->size);
+  int code = d != NULL ? d->dl_code : -1, size = d != NULL ? (int)d->size : 0;
+  if (code == kDLInt && size == 4) return PyLong_FromLong(v.i32);
+  if (code == kDLInt && size == 8) return PyLong_FromLongLong(v.i64);
+  if (code == kDLFloat && size == 4) return PyFloat_FromDouble(v.f32);
+  if (code == kDLFloat && size == 8) return PyFloat_FromDouble(v.f64);
+  if (code == kDLFloat && size == 2) return PyFloat_FromDouble(cb_half_to_double(v.f16));
+  if (code == kDLBfloat && size == 2) return PyFloat_FromDouble(cb_bfloat16_to_double(v.f16));
   PyErr_Format(PyExc_SystemError, "cubridge: no Python scalar for result dtype %d", dtype);
   return NULL;
 }

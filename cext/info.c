@@ -125,12 +125,18 @@ done:
   return result;
 }
 
+/* The optional device argument of `format` ("|O:name"): -1 (None, the
+ * current device) or an index; below -1 with an error. */
+static int cb_device_arg(cb_state* st, PyObject* args, const char* format) {
+  PyObject* device_obj = Py_None;
+  if (!PyArg_ParseTuple(args, format, &device_obj)) return -2;
+  return cb_parse_device(st, device_obj);
+}
+
 /* memory_stats(device=None) -> dict of the library's pool on `device`. */
 static PyObject* cb_mod_memory_stats(PyObject* m, PyObject* args) {
-  PyObject* device_obj = Py_None;
-  if (!PyArg_ParseTuple(args, "|O:memory_stats", &device_obj)) return NULL;
   cb_state* st = cb_state_of_module(m);
-  int device = cb_parse_device(st, device_obj);
+  int device = cb_device_arg(st, args, "|O:memory_stats");
   if (device < -1) return NULL;
   cubridge_memory_stats s;
   memset(&s, 0, sizeof s);
@@ -146,10 +152,8 @@ static PyObject* cb_mod_memory_stats(PyObject* m, PyObject* args) {
 
 /* empty_cache(device=None): cached, unused pool memory back to the driver. */
 static PyObject* cb_mod_empty_cache(PyObject* m, PyObject* args) {
-  PyObject* device_obj = Py_None;
-  if (!PyArg_ParseTuple(args, "|O:empty_cache", &device_obj)) return NULL;
   cb_state* st = cb_state_of_module(m);
-  int device = cb_parse_device(st, device_obj);
+  int device = cb_device_arg(st, args, "|O:empty_cache");
   if (device < -1) return NULL;
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;

@@ -36,49 +36,35 @@ typedef struct cb_op_args {
   size_t n;
 } cb_op_args;
 
+/* The ops of one signature, indexed from their first OP_ value. */
+typedef cubridge_status (*cb_binary_fn)(int, const void*, const void*, void*, size_t,
+                                        cubridge_stream);
+static const cb_binary_fn cb_binary_fns[] = {cubridge_add, cubridge_sub, cubridge_mul};
+typedef cubridge_status (*cb_reduce_fn)(int, const void*, size_t, void*, cubridge_stream);
+static const cb_reduce_fn cb_reduce_fns[] = {cubridge_sum, NULL, cubridge_min, cubridge_max};
+
 /* Calls the op with the GIL released, on the call's stream and device. */
 static cubridge_status cb_run(cb_call* c, const cb_op_args* o) {
   cubridge_status status;
   cubridge_stream stream = c->stream;
   cb_call_assume_device(c);
   Py_BEGIN_ALLOW_THREADS;
-  switch (o->op) {
-    case OP_ADD:
-      status = cubridge_add(o->dtype, o->x, o->y, o->out, o->n, stream);
-      break;
-    case OP_SUB:
-      status = cubridge_sub(o->dtype, o->x, o->y, o->out, o->n, stream);
-      break;
-    case OP_MUL:
-      status = cubridge_mul(o->dtype, o->x, o->y, o->out, o->n, stream);
-      break;
-    case OP_DIV:
-      status = cubridge_div(o->dtype, o->x, o->y, o->out, o->n, o->scalar, stream);
-      break;
-    case OP_AXPY:
-      status = cubridge_axpy(o->dtype, o->scalar, o->x, o->out, o->n, stream);
-      break;
-    case OP_SCALE:
-      status = cubridge_scale(o->dtype, o->scalar, o->out, o->n, stream);
-      break;
-    case OP_FILL:
-      status = cubridge_fill(o->dtype, o->scalar, o->out, o->n, stream);
-      break;
-    case OP_CONVERT:
-      status = cubridge_convert(o->dtype, o->x, o->out_dtype, o->out, o->n, stream);
-      break;
-    case OP_SUM:
-      status = cubridge_sum(o->dtype, o->x, o->n, o->out, stream);
-      break;
-    case OP_DOT:
-      status = cubridge_dot(o->dtype, o->x, o->y, o->n, o->out, stream);
-      break;
-    case OP_MIN:
-      status = cubridge_min(o->dtype, o->x, o->n, o->out, stream);
-      break;
-    default:
-      status = cubridge_max(o->dtype, o->x, o->n, o->out, stream);
-      break;
+  if (o->op <= OP_MUL) {
+    status = cb_binary_fns[o->op - OP_ADD](o->dtype, o->x, o->y, o->out, o->n, stream);
+  } else if (o->op == OP_DIV) {
+    status = cubridge_div(o->dtype, o->x, o->y, o->out, o->n, o->scalar, stream);
+  } else if (o->op == OP_AXPY) {
+    status = cubridge_axpy(o->dtype, o->scalar, o->x, o->out, o->n, stream);
+  } else if (o->op == OP_SCALE) {
+    status = cubridge_scale(o->dtype, o->scalar, o->out, o->n, stream);
+  } else if (o->op == OP_FILL) {
+    status = cubridge_fill(o->dtype, o->scalar, o->out, o->n, stream);
+  } else if (o->op == OP_CONVERT) {
+    status = cubridge_convert(o->dtype, o->x, o->out_dtype, o->out, o->n, stream);
+  } else if (o->op == OP_DOT) {
+    status = cubridge_dot(o->dtype, o->x, o->y, o->n, o->out, stream);
+  } else {
+    status = cb_reduce_fns[o->op - OP_SUM](o->dtype, o->x, o->n, o->out, stream);
   }
   Py_END_ALLOW_THREADS;
   return status;

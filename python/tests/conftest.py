@@ -1,4 +1,6 @@
-"""Shared test helpers: the cross-language test vectors (tests/vectors/*.txt).
+"""Shared test helpers: the cross-language test vectors (tests/vectors/*.txt), and
+the fixtures `cai_only` (a wrapper that exports only __cuda_array_interface__)
+and `child` (runs code in a new interpreter).
 
 The directory is $CUBRIDGE_VECTORS_DIR, else tests/vectors under the current directory,
 else tests/vectors under the repository root found by walking up from this file.
@@ -10,7 +12,9 @@ import dataclasses
 import math
 import os
 import pathlib
-from typing import Optional
+import subprocess
+import sys
+from typing import Any, Callable, Optional
 
 import pytest
 
@@ -105,3 +109,34 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             )
         else:
             metafunc.parametrize("vector", cases, ids=[c.id for c in cases])
+
+
+class CAIOnly:
+    """Hides __dlpack__ so that only __cuda_array_interface__ is seen."""
+
+    def __init__(self, x: Any) -> None:
+        self.x = x
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        return self.x.__cuda_array_interface__
+
+
+def child(code: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
+    """Runs `code` in a new interpreter that imports this one's cubridge, with `env` added."""
+    e = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **env)
+    return subprocess.run(
+        [sys.executable, "-c", code], env=e, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture
+def cai_only() -> type:
+    """CAIOnly: wrap an array so that only __cuda_array_interface__ is seen."""
+    return CAIOnly
+
+
+@pytest.fixture(name="child")
+def child_fixture() -> Callable[..., subprocess.CompletedProcess]:
+    """child(code, timeout=300, **env): `code` in a new interpreter (see child)."""
+    return child

@@ -235,11 +235,7 @@ def test_creation_errors() -> None:
 @pytest.mark.skipif(
     os.path.exists("/dev/nvidiactl"), reason="needs a machine without a GPU"
 )
-def test_cuda_backend_without_gpu_raises_cubridge_errors() -> None:
-    import os
-    import subprocess
-    import sys
-
+def test_cuda_backend_without_gpu_raises_cubridge_errors(child: Any) -> None:
     code = (
         "import cubridge, numpy as np\n"
         "try:\n"
@@ -247,15 +243,6 @@ def test_cuda_backend_without_gpu_raises_cubridge_errors() -> None:
         "except (cubridge.DriverError, cubridge.NoDeviceError) as e:\n"
         "    print(type(e).__name__, e.status_name)\n"
     )
-    env = dict(
-        os.environ, CUBRIDGE_BACKEND="cuda", PYTHONPATH=os.pathsep.join(sys.path)
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = child(code, timeout=120, CUBRIDGE_BACKEND="cuda")
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] in ("DriverError", "NoDeviceError")

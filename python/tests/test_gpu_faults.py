@@ -7,9 +7,7 @@ context by design) let the next call work.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from typing import Any
 
 import numpy as np
 
@@ -27,13 +25,6 @@ def works() -> None:
     np.testing.assert_array_equal(cubridge.add(a, a), 2 * a)
     d = cubridge.asarray(a)
     assert cubridge.sum(cubridge.mul(d, d)) == float((a.astype(np.float64) ** 2).sum())
-
-
-def child(code: str, **env: str) -> subprocess.CompletedProcess:
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **env)
-    return subprocess.run(
-        [sys.executable, "-c", code], env=e, capture_output=True, text=True, timeout=300
-    )
 
 
 def test_device_oom_then_normal_op() -> None:
@@ -118,7 +109,7 @@ except cubridge.Error as e:
 """
 
 
-def test_kernel_fault_is_an_error_not_a_crash() -> None:
+def test_kernel_fault_is_an_error_not_a_crash(child: Any) -> None:
     pytest.importorskip("cupy")
     r = child(KERNEL_FAULT)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -149,7 +140,7 @@ print(cubridge.backend(), errors)
 """
 
 
-def test_no_visible_gpu() -> None:
+def test_no_visible_gpu(child: Any) -> None:
     r = child(NO_GPU, CUDA_VISIBLE_DEVICES="", CUBRIDGE_BACKEND="cuda")
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["cuda", "3"], r.stdout

@@ -29,17 +29,6 @@ if not torch.cuda.is_available():
 N = 1 << 20
 
 
-class CAIOnly:
-    """Hides __dlpack__ so that only __cuda_array_interface__ is seen."""
-
-    def __init__(self, x: Any) -> None:
-        self.x = x
-
-    @property
-    def __cuda_array_interface__(self) -> dict[str, Any]:
-        return self.x.__cuda_array_interface__
-
-
 # ---- they import ours -----------------------------------------------------
 
 
@@ -114,7 +103,7 @@ def test_device_array_to_numpy_needs_a_copy() -> None:
 # ---- we import theirs -----------------------------------------------------
 
 
-def test_cubridge_takes_cupy_arrays_without_copying() -> None:
+def test_cubridge_takes_cupy_arrays_without_copying(cai_only: Any) -> None:
     x = cupy.arange(N, dtype=cupy.float32)
     out = cupy.empty_like(x)
     assert cubridge.add(x, x, out=out) is out
@@ -124,17 +113,17 @@ def test_cubridge_takes_cupy_arrays_without_copying() -> None:
     cupy.testing.assert_array_equal(cupy.from_dlpack(r), x * x)
     assert cubridge.sum(x) == float(cupy.sum(x, dtype=cupy.float64))
     # CUDA array interface path, in place
-    cubridge.scale(CAIOnly(out), 0.5, out=CAIOnly(out))
+    cubridge.scale(cai_only(out), 0.5, out=cai_only(out))
     cupy.testing.assert_array_equal(out, x)
 
 
-def test_cubridge_takes_torch_tensors_without_copying() -> None:
+def test_cubridge_takes_torch_tensors_without_copying(cai_only: Any) -> None:
     t = torch.arange(N, dtype=torch.int64, device="cuda")
     out = torch.empty_like(t)
     assert cubridge.add(t, t, out=out) is out
     assert torch.equal(out, 2 * t)
     assert cubridge.max(t) == N - 1 and cubridge.sum(t) == N * (N - 1) // 2
-    cubridge.fill(CAIOnly(out), 3)
+    cubridge.fill(cai_only(out), 3)
     assert int(out.sum()) == 3 * N
     cpu = torch.arange(10, dtype=torch.float32)  # host tensor: DLPack kDLCPU
     r = cubridge.add(cpu, cpu)
@@ -186,12 +175,12 @@ def test_torch_streams() -> None:
     assert float(t.min()) == 6.0
 
 
-def test_cai_stream_is_honoured() -> None:
+def test_cai_stream_is_honoured(cai_only: Any) -> None:
     s = cupy.cuda.Stream(non_blocking=True)
     with s:
         x = cupy.ones(N, dtype=cupy.float64)
         x *= 3  # pending on s; the CAI names s and cubridge waits for it
-        total = cubridge.sum(CAIOnly(x))
+        total = cubridge.sum(cai_only(x))
     assert total == 3.0 * N
 
 

@@ -32,18 +32,7 @@ SLEEP_CYCLES = 2_000_000_000
 QUICK_S = 0.25  # what "at once" means for one call
 
 
-class CAIOnly:
-    """Hides __dlpack__ so that only __cuda_array_interface__ is seen."""
-
-    def __init__(self, x: Any) -> None:
-        self.x = x
-
-    @property
-    def __cuda_array_interface__(self) -> dict[str, Any]:
-        return self.x.__cuda_array_interface__
-
-
-def warm_up_kernels() -> None:
+def warm_up_kernels(cai_only: Any) -> None:
     """CUDA loads a kernel's module at its first launch (lazy loading, the
     default) and that load waits for the device: launch every kernel the tests
     use once, with their sizes and dtypes, before the unrelated stream spins,
@@ -56,7 +45,7 @@ def warm_up_kernels() -> None:
     a = cubridge.zeros(N, "float32")
     cubridge.fill(a, 1.0)
     b = cubridge.mul(cubridge.full(N, 1.0, "float32"), a)
-    cubridge.add(CAIOnly(x), CAIOnly(x), out=CAIOnly(y))
+    cubridge.add(cai_only(x), cai_only(x), out=cai_only(y))
     assert cubridge.sum(b) == float(N)
     assert float(cupy.asarray(a).sum()) == float(N)
     assert float(torch.from_dlpack(a).sum()) == float(N)
@@ -64,9 +53,9 @@ def warm_up_kernels() -> None:
 
 
 @pytest.fixture
-def busy_stream() -> Any:
+def busy_stream(cai_only: Any) -> Any:
     """An unrelated, non-blocking torch stream kept busy for about a second."""
-    warm_up_kernels()
+    warm_up_kernels(cai_only)
     cubridge.synchronize()
     u = torch.cuda.Stream()
     with torch.cuda.stream(u):
@@ -90,7 +79,7 @@ def test_dlpack_export_to_a_consumer_stream_waits_for_an_event(busy_stream: Any)
     assert not busy_stream.query(), "c waited for the unrelated stream (a device sync)"
 
 
-def test_cai_producer_stream_is_ordered_by_an_event(busy_stream: Any) -> None:
+def test_cai_producer_stream_is_ordered_by_an_event(busy_stream: Any, cai_only: Any) -> None:
     p = cupy.cuda.Stream(non_blocking=True)
     q = cupy.cuda.Stream(non_blocking=True)
     with p:
@@ -98,7 +87,7 @@ def test_cai_producer_stream_is_ordered_by_an_event(busy_stream: Any) -> None:
         y = cupy.empty_like(x)
         t0 = time.perf_counter()
         # Inside `with p`, CuPy's interface names p: q waits for p on the device.
-        cubridge.add(CAIOnly(x), CAIOnly(x), out=CAIOnly(y), stream=q)
+        cubridge.add(cai_only(x), cai_only(x), out=cai_only(y), stream=q)
         assert time.perf_counter() - t0 < QUICK_S
     q.synchronize()
     assert float(y[0]) == 6.0 and float(y[-1]) == 6.0

@@ -30,18 +30,11 @@ func markdown(module *node, title, loadLabel string) string {
 	for _, f := range sorted(module.all("func_info"), "function_name") {
 		fmt.Fprintf(&b, "### `%s`\n\n", f.str("function_name"))
 		writeDoc(&b, f.str("doc_string"))
-		params := f.all("parameter")
-		if len(params) > 0 {
-			b.WriteString("| parameter | default | meaning |\n|---|---|---|\n")
-			for _, p := range params {
-				def := p.str("default_value")
-				if p.str("mandatory") == "true" {
-					def = "mandatory"
-				}
-				fmt.Fprintf(&b, "| `%s` | %s | %s |\n", p.str("name"), code(def), cell(p.str("doc_string")))
-			}
-			b.WriteString("\n")
+		var rows [][]string
+		for _, p := range f.all("parameter") {
+			rows = append(rows, []string{"`" + p.str("name") + "`", code(defaultOf(p)), cell(p.str("doc_string"))})
 		}
+		writeTable(&b, []string{"parameter", "default", "meaning"}, rows)
 		for _, r := range f.all("return") {
 			if d := strings.TrimSpace(r.str("doc_string")); d != "" {
 				fmt.Fprintf(&b, "Returns: %s\n\n", oneLine(d))
@@ -51,14 +44,11 @@ func markdown(module *node, title, loadLabel string) string {
 	for _, p := range sorted(module.all("provider_info"), "provider_name") {
 		fmt.Fprintf(&b, "### `%s` (provider)\n\n", p.str("provider_name"))
 		writeDoc(&b, p.str("doc_string"))
-		fields := p.all("field_info")
-		if len(fields) > 0 {
-			b.WriteString("| field | meaning |\n|---|---|\n")
-			for _, f := range fields {
-				fmt.Fprintf(&b, "| `%s` | %s |\n", f.str("name"), cell(f.str("doc_string")))
-			}
-			b.WriteString("\n")
+		var rows [][]string
+		for _, f := range p.all("field_info") {
+			rows = append(rows, []string{"`" + f.str("name") + "`", cell(f.str("doc_string"))})
 		}
+		writeTable(&b, []string{"field", "meaning"}, rows)
 	}
 	for _, a := range sorted(module.all("aspect_info"), "aspect_name") {
 		fmt.Fprintf(&b, "### `%s` (aspect)\n\n", a.str("aspect_name"))
@@ -84,22 +74,31 @@ func writeDoc(b *strings.Builder, doc string) {
 }
 
 func writeAttributes(b *strings.Builder, attrs []*node) {
-	var rows []*node
+	var rows [][]string
 	for _, a := range attrs {
 		if a.str("name") != "name" && !strings.HasPrefix(a.str("name"), "_") {
-			rows = append(rows, a)
+			rows = append(rows, []string{"`" + a.str("name") + "`", strings.ToLower(a.str("type")), code(defaultOf(a)), cell(a.str("doc_string"))})
 		}
 	}
+	writeTable(b, []string{"attribute", "type", "default", "meaning"}, rows)
+}
+
+// defaultOf is an attribute's or parameter's default, or "mandatory".
+func defaultOf(n *node) string {
+	if n.str("mandatory") == "true" {
+		return "mandatory"
+	}
+	return n.str("default_value")
+}
+
+// writeTable writes a Markdown table and a blank line; nothing without rows.
+func writeTable(b *strings.Builder, header []string, rows [][]string) {
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("| attribute | type | default | meaning |\n|---|---|---|---|\n")
-	for _, a := range rows {
-		def := a.str("default_value")
-		if a.str("mandatory") == "true" {
-			def = "mandatory"
-		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", a.str("name"), strings.ToLower(a.str("type")), code(def), cell(a.str("doc_string")))
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|" + strings.Repeat("---|", len(header)) + "\n")
+	for _, r := range rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
 	}
 	b.WriteString("\n")
 }
