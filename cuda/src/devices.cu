@@ -64,6 +64,30 @@ void DeviceGuard::restore() {
   prev_ = -1;
 }
 
+cubridge_status mem_info(const char* fn, std::optional<int> device, size_t* free_bytes,
+                         size_t* total_bytes) {
+  clear_error();
+  if (!free_bytes) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'free_bytes' is NULL", fn);
+  }
+  if (!total_bytes) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'total_bytes' is NULL", fn);
+  }
+  *free_bytes = *total_bytes = 0;
+  if (device) CUBRIDGE_TRY(check_device_index(fn, "device", *device));
+  if (on_cpu()) {
+    long page = sysconf(_SC_PAGESIZE), avail = sysconf(_SC_AVPHYS_PAGES),
+         total = sysconf(_SC_PHYS_PAGES);
+    *free_bytes = avail > 0 && page > 0 ? static_cast<size_t>(avail) * page : 0;
+    *total_bytes = total > 0 && page > 0 ? static_cast<size_t>(total) * page : 0;
+    return CUBRIDGE_OK;
+  }
+  DeviceGuard guard;
+  CUBRIDGE_TRY(device ? guard.enter(fn, *device) : cuda_ready(fn));
+  CUBRIDGE_CUDA(fn, cudaMemGetInfo(free_bytes, total_bytes));
+  return CUBRIDGE_OK;
+}
+
 int take_assumed_device() {
   int d = t_assumed;
   t_assumed = -1;
@@ -93,27 +117,7 @@ CUBRIDGE_API cubridge_status cubridge_check_device(int device) {
 
 CUBRIDGE_API cubridge_status cubridge_device_mem_info(int device, size_t* free_bytes,
                                                       size_t* total_bytes) {
-  const char* fn = "cubridge_device_mem_info";
-  clear_error();
-  if (!free_bytes) {
-    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'free_bytes' is NULL", fn);
-  }
-  if (!total_bytes) {
-    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'total_bytes' is NULL", fn);
-  }
-  *free_bytes = *total_bytes = 0;
-  CUBRIDGE_TRY(check_device_index(fn, "device", device));
-  if (on_cpu()) {
-    long page = sysconf(_SC_PAGESIZE), avail = sysconf(_SC_AVPHYS_PAGES),
-         total = sysconf(_SC_PHYS_PAGES);
-    *free_bytes = avail > 0 && page > 0 ? static_cast<size_t>(avail) * page : 0;
-    *total_bytes = total > 0 && page > 0 ? static_cast<size_t>(total) * page : 0;
-    return CUBRIDGE_OK;
-  }
-  DeviceGuard guard;
-  CUBRIDGE_TRY(guard.enter(fn, device));
-  CUBRIDGE_CUDA(fn, cudaMemGetInfo(free_bytes, total_bytes));
-  return CUBRIDGE_OK;
+  return mem_info("cubridge_device_mem_info", device, free_bytes, total_bytes);
 }
 
 CUBRIDGE_API cubridge_status cubridge_assume_device(int device) {

@@ -5,6 +5,9 @@
 #define CUBRIDGE_SRC_DEVICES_H_
 
 #include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include <optional>
 
 #include "cubridge/cubridge.h"
 
@@ -38,6 +41,11 @@ class DeviceGuard {
  private:
   int prev_ = -1;  // the caller's device while switched, else -1
 };
+
+// Free and total bytes of `device` (checked), or of the calling thread's
+// device when none is given; of the host's memory on the CPU backend.
+cubridge_status mem_info(const char* fn, std::optional<int> device, size_t* free_bytes,
+                         size_t* total_bytes);
 
 // The device cubridge_assume_device set for the next op on this thread, or
 // -1; taking it clears it.

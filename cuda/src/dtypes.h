@@ -11,14 +11,14 @@
 
 #include "cubridge/cubridge.h"
 
-// X(ENUM, c_type, "name", is_float, is_low_precision)
-#define CUBRIDGE_DTYPES(X)                            \
-  X(CUBRIDGE_FLOAT32, float, "float32", true, false)  \
-  X(CUBRIDGE_FLOAT64, double, "float64", true, false) \
-  X(CUBRIDGE_INT32, int32_t, "int32", false, false)   \
-  X(CUBRIDGE_INT64, int64_t, "int64", false, false)   \
-  X(CUBRIDGE_FLOAT16, __half, "float16", true, true)  \
-  X(CUBRIDGE_BFLOAT16, __nv_bfloat16, "bfloat16", true, true)
+// X(ENUM, c_type, "name", is_float)
+#define CUBRIDGE_DTYPES(X)                     \
+  X(CUBRIDGE_FLOAT32, float, "float32", true)  \
+  X(CUBRIDGE_FLOAT64, double, "float64", true) \
+  X(CUBRIDGE_INT32, int32_t, "int32", false)   \
+  X(CUBRIDGE_INT64, int64_t, "int64", false)   \
+  X(CUBRIDGE_FLOAT16, __half, "float16", true) \
+  X(CUBRIDGE_BFLOAT16, __nv_bfloat16, "bfloat16", true)
 
 namespace cubridge {
 
@@ -27,22 +27,21 @@ struct Tag {
   using type = T;
 };
 
-inline bool dtype_known(int dtype) {
-  switch (dtype) {
-#define CUBRIDGE_X(E, T, NAME, FLT, LOW) case E:
-    CUBRIDGE_DTYPES(CUBRIDGE_X)
-#undef CUBRIDGE_X
-    return true;
-    default:
-      return false;
-  }
-}
+// One row of the table.
+struct DtypeFacts {
+  const char* name;
+  size_t size;
+  bool is_float;
+};
 
-inline const char* dtype_name(int dtype) {
+// The row of `dtype`, or nullptr for a dtype not in the table.
+inline const DtypeFacts* dtype_facts(int dtype) {
   switch (dtype) {
-#define CUBRIDGE_X(E, T, NAME, FLT, LOW) \
-  case E:                                \
-    return NAME;
+#define CUBRIDGE_X(E, T, NAME, FLT)                          \
+  case E: {                                                  \
+    static constexpr DtypeFacts facts{NAME, sizeof(T), FLT}; \
+    return &facts;                                           \
+  }
     CUBRIDGE_DTYPES(CUBRIDGE_X)
 #undef CUBRIDGE_X
     default:
@@ -50,28 +49,21 @@ inline const char* dtype_name(int dtype) {
   }
 }
 
+inline bool dtype_known(int dtype) { return dtype_facts(dtype) != nullptr; }
+
+inline const char* dtype_name(int dtype) {
+  const DtypeFacts* f = dtype_facts(dtype);
+  return f ? f->name : nullptr;
+}
+
 inline size_t dtype_size(int dtype) {
-  switch (dtype) {
-#define CUBRIDGE_X(E, T, NAME, FLT, LOW) \
-  case E:                                \
-    return sizeof(T);
-    CUBRIDGE_DTYPES(CUBRIDGE_X)
-#undef CUBRIDGE_X
-    default:
-      return 0;
-  }
+  const DtypeFacts* f = dtype_facts(dtype);
+  return f ? f->size : 0;
 }
 
 inline bool dtype_is_float(int dtype) {
-  switch (dtype) {
-#define CUBRIDGE_X(E, T, NAME, FLT, LOW) \
-  case E:                                \
-    return FLT;
-    CUBRIDGE_DTYPES(CUBRIDGE_X)
-#undef CUBRIDGE_X
-    default:
-      return false;
-  }
+  const DtypeFacts* f = dtype_facts(dtype);
+  return f && f->is_float;
 }
 
 // Calls f(Tag<T>{}) for the C type of `dtype`; returns `unknown` for a dtype
@@ -79,8 +71,8 @@ inline bool dtype_is_float(int dtype) {
 template <class F>
 cubridge_status dispatch(int dtype, cubridge_status unknown, F&& f) {
   switch (dtype) {
-#define CUBRIDGE_X(E, T, NAME, FLT, LOW) \
-  case E:                                \
+#define CUBRIDGE_X(E, T, NAME, FLT) \
+  case E:                           \
     return f(Tag<T>{});
     CUBRIDGE_DTYPES(CUBRIDGE_X)
 #undef CUBRIDGE_X

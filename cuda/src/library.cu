@@ -8,6 +8,24 @@
 
 using namespace cubridge;
 
+namespace {
+
+// The names of the C ABI's status codes and memory kinds, by value (both
+// enums count up from 0 in cubridge.h).
+constexpr const char* kStatusNames[] = {
+    "OK",          "INVALID_ARGUMENT", "UNSUPPORTED_DTYPE", "OUT_OF_MEMORY",
+    "NO_DEVICE",   "DRIVER",           "LAUNCH_FAILED",     "CUDA",
+    "CUDA_STICKY", "INTERNAL",
+};
+constexpr int kStatusCount = sizeof(kStatusNames) / sizeof(kStatusNames[0]);
+static_assert(kStatusCount == CUBRIDGE_ERR_INTERNAL + 1, "a status without a name");
+
+constexpr const char* kMemoryNames[] = {"host", "device", "managed", "pinned"};
+constexpr int kMemoryCount = sizeof(kMemoryNames) / sizeof(kMemoryNames[0]);
+static_assert(kMemoryCount == CUBRIDGE_MEMORY_PINNED + 1, "a memory kind without a name");
+
+}  // namespace
+
 extern "C" {
 
 CUBRIDGE_API int cubridge_version(void) { return CUBRIDGE_VERSION; }
@@ -15,55 +33,21 @@ CUBRIDGE_API int cubridge_version(void) { return CUBRIDGE_VERSION; }
 CUBRIDGE_API const char* cubridge_last_error(void) { return last_error(); }
 
 CUBRIDGE_API const char* cubridge_status_name(int status) {
-  switch (status) {
-    case CUBRIDGE_OK:
-      return "OK";
-    case CUBRIDGE_ERR_INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case CUBRIDGE_ERR_UNSUPPORTED_DTYPE:
-      return "UNSUPPORTED_DTYPE";
-    case CUBRIDGE_ERR_OUT_OF_MEMORY:
-      return "OUT_OF_MEMORY";
-    case CUBRIDGE_ERR_NO_DEVICE:
-      return "NO_DEVICE";
-    case CUBRIDGE_ERR_DRIVER:
-      return "DRIVER";
-    case CUBRIDGE_ERR_LAUNCH_FAILED:
-      return "LAUNCH_FAILED";
-    case CUBRIDGE_ERR_CUDA:
-      return "CUDA";
-    case CUBRIDGE_ERR_CUDA_STICKY:
-      return "CUDA_STICKY";
-    case CUBRIDGE_ERR_INTERNAL:
-      return "INTERNAL";
-    default:
-      return "UNKNOWN";
-  }
+  return 0 <= status && status < kStatusCount ? kStatusNames[status] : "UNKNOWN";
 }
 
-CUBRIDGE_API int cubridge_status_count(void) { return CUBRIDGE_ERR_INTERNAL + 1; }
+CUBRIDGE_API int cubridge_status_count(void) { return kStatusCount; }
 
 CUBRIDGE_API int cubridge_dtype_count(void) {
   int count = 0;
-#define CUBRIDGE_X(E, T, NAME, FLT, LOW) ++count;
+#define CUBRIDGE_X(E, T, NAME, FLT) ++count;
   CUBRIDGE_DTYPES(CUBRIDGE_X)
 #undef CUBRIDGE_X
   return count;
 }
 
 CUBRIDGE_API const char* cubridge_memory_name(int kind) {
-  switch (kind) {
-    case CUBRIDGE_MEMORY_HOST:
-      return "host";
-    case CUBRIDGE_MEMORY_DEVICE:
-      return "device";
-    case CUBRIDGE_MEMORY_MANAGED:
-      return "managed";
-    case CUBRIDGE_MEMORY_PINNED:
-      return "pinned";
-    default:
-      return nullptr;
-  }
+  return 0 <= kind && kind < kMemoryCount ? kMemoryNames[kind] : nullptr;
 }
 
 CUBRIDGE_API int cubridge_cuda_version(void) {

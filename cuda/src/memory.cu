@@ -2,10 +2,10 @@
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend.h"
 #include "checks.h"
+#include "devices.h"
 #include "pointers.h"
 #include "pool.h"
 #include "status.h"
@@ -194,24 +194,7 @@ CUBRIDGE_API cubridge_status cubridge_prefetch(const void* ptr, size_t bytes, in
 }
 
 CUBRIDGE_API cubridge_status cubridge_mem_info(size_t* free_bytes, size_t* total_bytes) {
-  const char* fn = "cubridge_mem_info";
-  clear_error();
-  if (!free_bytes) {
-    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'free_bytes' is NULL", fn);
-  }
-  if (!total_bytes) {
-    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'total_bytes' is NULL", fn);
-  }
-  if (on_cpu()) {
-    long page = sysconf(_SC_PAGESIZE), avail = sysconf(_SC_AVPHYS_PAGES),
-         total = sysconf(_SC_PHYS_PAGES);
-    *free_bytes = avail > 0 && page > 0 ? static_cast<size_t>(avail) * page : 0;
-    *total_bytes = total > 0 && page > 0 ? static_cast<size_t>(total) * page : 0;
-    return CUBRIDGE_OK;
-  }
-  CUBRIDGE_TRY(cuda_ready(fn));
-  CUBRIDGE_CUDA(fn, cudaMemGetInfo(free_bytes, total_bytes));
-  return CUBRIDGE_OK;
+  return mem_info("cubridge_mem_info", std::nullopt, free_bytes, total_bytes);
 }
 
 }  // extern "C"
