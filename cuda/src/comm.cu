@@ -258,6 +258,23 @@ cubridge_status begin(Call* call, cubridge_comm comm, int dtype, const void* sen
   return check_stream(fn, stream, comm);
 }
 
+// Runs `nccl_call` (one NCCL collective) on the communicator's device, unless
+// there are no elements to move.
+template <class F>
+cubridge_status enqueue(const Call& call, cubridge_comm comm, size_t count, F nccl_call) {
+  if (count == 0) return CUBRIDGE_OK;
+  DeviceScope scope;
+  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
+  ncclResult_t r = nccl_call();
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+}
+
+// Elements in nranks chunks of `chunk` (SIZE_MAX on overflow: begin refuses it).
+size_t all_chunks(cubridge_comm comm, size_t chunk) {
+  const size_t nranks = comm ? static_cast<size_t>(comm->nranks) : 1;
+  return chunk <= SIZE_MAX / nranks ? chunk * nranks : SIZE_MAX;
+}
+
 }  // namespace
 
 extern "C" {
@@ -416,13 +433,10 @@ CUBRIDGE_API cubridge_status cubridge_comm_all_reduce(cubridge_comm comm, int dt
   CUBRIDGE_TRY(begin(&call, comm, dtype, send, count, recv, count, count, stream, true));
   CUBRIDGE_TRY(check_op(call.fn, op));
   CUBRIDGE_TRY(check_in_place(call.fn, send, count * call.size, recv, count * call.size, recv));
-  if (count == 0) return CUBRIDGE_OK;
-  DeviceScope scope;
-  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
-  ncclResult_t r =
-      call.api->AllReduce(send, recv, count, nccl_dtype(dtype), static_cast<ncclRedOp_t>(op),
-                          comm->comm, raw_stream(stream));
-  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+  return enqueue(call, comm, count, [&] {
+    return call.api->AllReduce(send, recv, count, nccl_dtype(dtype), static_cast<ncclRedOp_t>(op),
+                               comm->comm, raw_stream(stream));
+  });
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_broadcast(cubridge_comm comm, int dtype,
@@ -440,12 +454,10 @@ CUBRIDGE_API cubridge_status cubridge_comm_broadcast(cubridge_comm comm, int dty
   if (is_root) {
     CUBRIDGE_TRY(check_in_place(call.fn, send, count * call.size, recv, count * call.size, recv));
   }
-  if (count == 0) return CUBRIDGE_OK;
-  DeviceScope scope;
-  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
-  ncclResult_t r = call.api->Broadcast(is_root ? send : recv, recv, count, nccl_dtype(dtype), root,
-                                       comm->comm, raw_stream(stream));
-  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+  return enqueue(call, comm, count, [&] {
+    return call.api->Broadcast(is_root ? send : recv, recv, count, nccl_dtype(dtype), root,
+                               comm->comm, raw_stream(stream));
+  });
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_reduce_scatter(cubridge_comm comm, int dtype,
@@ -453,40 +465,33 @@ CUBRIDGE_API cubridge_status cubridge_comm_reduce_scatter(cubridge_comm comm, in
                                                           size_t recv_count, int op,
                                                           cubridge_stream stream) {
   Call call{"cubridge_comm_reduce_scatter", nullptr, 0};
-  const size_t nranks = comm ? static_cast<size_t>(comm->nranks) : 1;
-  const size_t send_elems = recv_count <= SIZE_MAX / nranks ? recv_count * nranks : SIZE_MAX;
+  const size_t send_elems = all_chunks(comm, recv_count);
   CUBRIDGE_TRY(
       begin(&call, comm, dtype, send, send_elems, recv, recv_count, recv_count, stream, true));
   CUBRIDGE_TRY(check_op(call.fn, op));
   const void* in_place = static_cast<const char*>(send) + comm->rank * recv_count * call.size;
   CUBRIDGE_TRY(check_in_place(call.fn, recv, recv_count * call.size, send, send_elems * call.size,
                               in_place));
-  if (recv_count == 0) return CUBRIDGE_OK;
-  DeviceScope scope;
-  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
-  ncclResult_t r =
-      call.api->ReduceScatter(send, recv, recv_count, nccl_dtype(dtype),
-                              static_cast<ncclRedOp_t>(op), comm->comm, raw_stream(stream));
-  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+  return enqueue(call, comm, recv_count, [&] {
+    return call.api->ReduceScatter(send, recv, recv_count, nccl_dtype(dtype),
+                                   static_cast<ncclRedOp_t>(op), comm->comm, raw_stream(stream));
+  });
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_all_gather(cubridge_comm comm, int dtype,
                                                       const void* send, void* recv,
                                                       size_t send_count, cubridge_stream stream) {
   Call call{"cubridge_comm_all_gather", nullptr, 0};
-  const size_t nranks = comm ? static_cast<size_t>(comm->nranks) : 1;
-  const size_t recv_elems = send_count <= SIZE_MAX / nranks ? send_count * nranks : SIZE_MAX;
+  const size_t recv_elems = all_chunks(comm, send_count);
   CUBRIDGE_TRY(
       begin(&call, comm, dtype, send, send_count, recv, recv_elems, send_count, stream, true));
   const void* in_place = static_cast<const char*>(recv) + comm->rank * send_count * call.size;
   CUBRIDGE_TRY(check_in_place(call.fn, send, send_count * call.size, recv, recv_elems * call.size,
                               in_place));
-  if (send_count == 0) return CUBRIDGE_OK;
-  DeviceScope scope;
-  CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
-  ncclResult_t r = call.api->AllGather(send, recv, send_count, nccl_dtype(dtype), comm->comm,
-                                       raw_stream(stream));
-  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(call.api, r, call.fn);
+  return enqueue(call, comm, send_count, [&] {
+    return call.api->AllGather(send, recv, send_count, nccl_dtype(dtype), comm->comm,
+                               raw_stream(stream));
+  });
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_group_start(void) {
