@@ -86,12 +86,7 @@ func (g *Graph) Close() error {
 	if g == nil {
 		return nil
 	}
-	g.res.mu.Lock()
-	defer g.res.mu.Unlock()
-	if g.res.closed {
-		return nil
-	}
-	g.res.closed = true
-	g.cleanup.Stop()
-	return check("graph_destroy", func() C.cubridge_status { return C.cubridge_graph_destroy(g.h) })
+	return g.res.close(&g.cleanup, func() error {
+		return check("graph_destroy", func() C.cubridge_status { return C.cubridge_graph_destroy(g.h) })
+	})
 }
