@@ -1,4 +1,4 @@
 #!/usr/bin/env bash
-# Runs tools/wheelcheck on the built wheel: its tags must match what its native code needs.
+# Runs toolchains/python/wheelcheck on the built wheel: its tags must match what its native code needs.
 set -euo pipefail
 exec "$1" "$2"

@@ -3,10 +3,10 @@
 rules_python's own py_wheel needs its tools/ package, which the offline Debian
 copy of rules_python lacks; this rule keeps its vocabulary (distribution,
 version, python_tag, abi, platform, strip_path_prefixes, ...) and writes the
-wheel with //tools/wheelmaker (sorted entries, fixed timestamps, RECORD).
+wheel with //toolchains/python/wheelmaker (sorted entries, fixed timestamps, RECORD).
 
 The platform tag is checked against the native code at build time by
-`//tools/wheelcheck tag` (the newest GLIBC_X.Y symbol version any shared
+`//toolchains/python/wheelcheck tag` (the newest GLIBC_X.Y symbol version any shared
 object imports, and its architecture): `platform = "auto"` takes the derived
 tag, a hand-written tag that allows an older glibc than the code needs, names
 another architecture, or says "any" for native code fails the build.
@@ -147,11 +147,11 @@ py_wheel = rule(
         "strip_path_prefixes": attr.string_list(doc = "Only files under these package paths go in, with the prefix removed."),
         "summary": attr.string(doc = "`Summary` metadata."),
         "version": attr.string(mandatory = True, doc = "Distribution version (mandatory)."),
-        "_wheelcheck": attr.label(default = Label("//tools/wheelcheck"), executable = True, cfg = "exec"),
-        "_wheelmaker": attr.label(default = Label("//tools/wheelmaker"), executable = True, cfg = "exec"),
+        "_wheelcheck": attr.label(default = Label("//toolchains/python/wheelcheck"), executable = True, cfg = "exec"),
+        "_wheelmaker": attr.label(default = Label("//toolchains/python/wheelmaker"), executable = True, cfg = "exec"),
     },
     provides = [PyWheelInfo],
     doc = """A reproducible wheel (sorted entries, fixed timestamps, `RECORD`) of the files of
-py_library / py_extension targets, written by cubridge's tools/wheelmaker. Returns
+py_library / py_extension targets, written by cubridge's toolchains/python/wheelmaker. Returns
 PyWheelInfo; the output group `wheel_name` holds a file with the wheel's file name.""",
 )
