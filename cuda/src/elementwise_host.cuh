@@ -12,6 +12,7 @@
 #include "elementwise_gpu.cuh"
 #include "host_pipeline.h"
 #include "ops.cuh"
+#include "prefault.h"
 #include "status.h"
 #include "tuning.h"
 
@@ -23,6 +24,9 @@ cubridge_status run_host_pipeline(const char* fn, Op op, TO* out, const TA* a, c
   StagingSet* set = nullptr;
   CUBRIDGE_TRY(acquire_staging(fn, &set));
   const size_t chunk = kChunkBytes / widest<TO, TA, TB>();
+  // A new result's pages are faulted in beside the transfers, not by the
+  // copies out of staging (joined when this function returns).
+  Prefaulter prefault(out, n * sizeof(TO), chunk * sizeof(TO));
   size_t pend_begin[kSlots] = {0}, pend_count[kSlots] = {0};
   cudaError_t err = cudaSuccess;
   const char* what = "";

@@ -30,6 +30,9 @@ constexpr size_t kHostInlineBytes = 1 << 20;
 constexpr int kSlots = 3;                 // streams in flight per call
 constexpr int kSlotBuffers = 3;           // two inputs and one output per slot
 constexpr size_t kChunkBytes = 4u << 20;  // bytes per buffer (largest dtype)
+// Outputs at least this large get their pages faulted in on a thread of their
+// own, beside the transfers (prefault.h); below it a thread costs more.
+constexpr size_t kPrefaultMinBytes = 16u << 20;
 
 // ---- reductions ---------------------------------------------------------------
 
