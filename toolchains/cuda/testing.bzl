@@ -1,4 +1,4 @@
-"""The CUDA version a build's flags select, for tests that check the library reports it.
+"""The CUDA version a build's flags select, for tests that check what the library reports.
 
 --@cubridge//toolchains/cuda:mode and :version decide: "13.0" (wheels, 13), "12.4"
 (wheels, 12), "0.0" (none); a local toolkit's own version is not known here, so
