@@ -278,7 +278,12 @@ def _cuda12_debian_impl(rctx):
             fail(("cubridge: could not fetch {pkg} {ver} ({path}) from the Debian mirror {mirror}: the sid " +
                   "index keeps only its newest version, so it may have moved on. Bump CUDA12_DEBS in " +
                   "toolchains/cuda/private/versions.bzl (version, path, sha256: `apt-cache show {pkg}` in " +
-                  "tools/bazel's root filesystem).").format(pkg = deb.package, ver = deb.version, path = deb.path, mirror = mirror))
+                  "tools/bazel's root filesystem). Outside Debian, point CUBRIDGE_MIRROR at a Debian mirror.").format(
+                pkg = deb.package,
+                ver = deb.version,
+                path = deb.path,
+                mirror = mirror,
+            ))
         rctx.report_progress("CUDA {} toolkit, first use: unpacking {} (headers and static runtime only)".format(CUDA12_VERSION, deb.package))
         rctx.file("_root/.keep", "")
         result = rctx.execute(
