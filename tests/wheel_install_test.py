@@ -17,7 +17,7 @@ b = array.array("f", [0.5, -2.0, 4.0])
 out = array.array("f", [0.0] * 3)
 cubridge.add(a, b, out=out)
 assert list(out) == [1.5, 0.0, 7.5], list(out)
-print("ok", sys.version.split()[0], cubridge.__version__, cubridge.backend())
+print("ok", sys.version.split()[0], cubridge.__version__, cubridge.backend(), cubridge.cuda_version())
 """
 
 
@@ -32,7 +32,9 @@ def other_python():
 
 def test_wheel_installs_and_runs_in_another_python(tmp_path):
     wheel = pathlib.Path(os.environ["CUBRIDGE_WHEEL"]).resolve()
-    assert wheel.name.startswith("cubridge-") and wheel.suffix == ".whl"
+    major = os.environ["CUBRIDGE_WHEEL_CUDA"]
+    # The distribution names the CUDA major: cubridge-cu13 -> cubridge_cu13-0.1.0-....whl
+    assert wheel.name.startswith("cubridge_cu%s-" % major) and wheel.suffix == ".whl", wheel.name
     python = other_python()
     if python is None:
         pytest.fail("no second CPython >= 3.11 on PATH (tools/bazel's rootfs has python3.13)")
@@ -49,12 +51,16 @@ def test_wheel_installs_and_runs_in_another_python(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("ok "), result.stdout
+    # What the wheel's name says is what the library reports (mode=none: no CUDA).
+    reported = result.stdout.split("(", 1)[1].split(",")[0]
+    assert reported in (major, "0"), result.stdout
     print(result.stdout)
 
 
 def test_wheel_declares_the_nccl_extra():
-    """`pip install cubridge[nccl]` pulls the NCCL wheel the build pins; plain
-    `pip install cubridge` does not (NCCL is loaded at run time when present)."""
+    """`pip install cubridge-cu13[nccl]` pulls the NCCL wheel the build pins (for its
+    CUDA major); plain `pip install cubridge-cu13` does not (NCCL is loaded at run
+    time when present). The metadata names the distribution with its CUDA major."""
     import zipfile
 
     wheel = pathlib.Path(os.environ["CUBRIDGE_WHEEL"]).resolve()
@@ -62,5 +68,10 @@ def test_wheel_declares_the_nccl_extra():
         name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
         lines = zf.read(name).decode().split("\n\n", 1)[0].splitlines()
     assert "Provides-Extra: nccl" in lines
+    major = os.environ["CUBRIDGE_WHEEL_CUDA"]
+    assert "Name: cubridge-cu%s" % major in lines, lines
+    assert "Classifier: Environment :: GPU :: NVIDIA CUDA :: %s" % major in lines, lines
+    nccl = os.environ["CUBRIDGE_WHEEL_NCCL"]
+    assert nccl.startswith("nvidia-nccl-cu%s==" % major), nccl
     requires = [l for l in lines if l.startswith("Requires-Dist: ")]
-    assert requires == ['Requires-Dist: nvidia-nccl-cu13==2.28.9; extra == "nccl"'], requires
+    assert requires == ['Requires-Dist: %s; extra == "nccl"' % nccl], requires

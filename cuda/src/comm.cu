@@ -208,7 +208,7 @@ cubridge_status check_stream(const char* fn, cubridge_stream stream, const cubri
   cudaStream_t s = raw_stream(stream);
   if (s == nullptr) return CUBRIDGE_OK;
   int device = -1;
-  CUBRIDGE_CUDA(fn, cudaStreamGetDevice(s, &device));
+  CUBRIDGE_CUDA(fn, stream_device(s, &device));
   if (device != c->device) {
     return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
                 "%s: argument 'stream' belongs to device %d, the communicator (rank %d) is on "

@@ -58,6 +58,16 @@ CUBRIDGE_API int cubridge_cuda_version(void) {
 #endif
 }
 
+CUBRIDGE_API int cubridge_driver_version(void) {
+#if defined(CUBRIDGE_NO_CUDA)
+  return 0;
+#else
+  int v = 0;
+  if (cudaDriverGetVersion(&v) != cudaSuccess) return 0;
+  return v;
+#endif
+}
+
 CUBRIDGE_API const char* cubridge_dtype_name(int dtype) { return dtype_name(dtype); }
 
 CUBRIDGE_API size_t cubridge_dtype_size(int dtype) { return dtype_size(dtype); }

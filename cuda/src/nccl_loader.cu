@@ -25,9 +25,15 @@ bool g_ready = false;
 
 constexpr int kMinVersion = 21900;  // 2.19: ncclGetLastError, bfloat16, stable init API
 
-const char kInstallHint[] =
-    "install nvidia-nccl-cu13 (pip install cubridge[nccl]), or set CUBRIDGE_NCCL_LIBRARY to "
-    "libnccl.so.2, or put it on LD_LIBRARY_PATH";
+// The NCCL wheel of the CUDA major built with (--@cubridge//toolchains/cuda:version).
+#if CUDART_VERSION >= 13000
+#define CUBRIDGE_CU "cu13"
+#else
+#define CUBRIDGE_CU "cu12"
+#endif
+const char kInstallHint[] = "install nvidia-nccl-" CUBRIDGE_CU " (pip install cubridge-" CUBRIDGE_CU
+                            "[nccl]), or set CUBRIDGE_NCCL_LIBRARY to libnccl.so.2, or put it on "
+                            "LD_LIBRARY_PATH";
 
 template <class F>
 bool bind(void* lib, const char* name, F* fn, std::string* missing) {

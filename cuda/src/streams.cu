@@ -2,12 +2,56 @@
 // are empty tokens and events record host time.
 #include <new>
 
+#if !defined(CUBRIDGE_NO_CUDA) && CUDART_VERSION < 12080
+#include <cuda.h>  // driver types only: the functions come from cudaGetDriverEntryPoint
+#endif
+
 #include "backend.h"
 #include "devices.h"
 #include "status.h"
 #include "streams.h"
 
 using namespace cubridge;
+
+namespace cubridge {
+
+cudaError_t stream_device(cudaStream_t s, int* device) {
+#if defined(CUBRIDGE_NO_CUDA) || CUDART_VERSION >= 12080
+  return cudaStreamGetDevice(s, device);
+#else
+  // The stream's context, made current for a moment, names its device.
+  using GetCtx = CUresult (*)(CUstream, CUcontext*);
+  using PushCtx = CUresult (*)(CUcontext);
+  using PopCtx = CUresult (*)(CUcontext*);
+  using CtxDevice = CUresult (*)(CUdevice*);
+  static void* fns[4] = {};
+  static const cudaError_t found = [] {
+    const char* names[4] = {"cuStreamGetCtx", "cuCtxPushCurrent", "cuCtxPopCurrent",
+                            "cuCtxGetDevice"};
+    for (int i = 0; i < 4; ++i) {
+      cudaError_t e = cudaGetDriverEntryPoint(names[i], &fns[i], cudaEnableDefault, nullptr);
+      if (e != cudaSuccess) return e;
+      if (!fns[i]) return cudaErrorSymbolNotFound;
+    }
+    return cudaSuccess;
+  }();
+  if (found != cudaSuccess) return found;
+  CUcontext ctx = nullptr;
+  if (reinterpret_cast<GetCtx>(fns[0])(reinterpret_cast<CUstream>(s), &ctx) != CUDA_SUCCESS) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (reinterpret_cast<PushCtx>(fns[1])(ctx) != CUDA_SUCCESS) return cudaErrorDeviceUninitialized;
+  CUdevice dev = -1;
+  CUresult r = reinterpret_cast<CtxDevice>(fns[3])(&dev);
+  CUcontext popped = nullptr;
+  reinterpret_cast<PopCtx>(fns[2])(&popped);
+  if (r != CUDA_SUCCESS) return cudaErrorDeviceUninitialized;
+  *device = static_cast<int>(dev);
+  return cudaSuccess;
+#endif
+}
+
+}  // namespace cubridge
 
 extern "C" {
 
@@ -87,7 +131,7 @@ CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle,
   // 0, cudaStreamLegacy and cudaStreamPerThread follow the current device.
   if (s && s != cudaStreamLegacy && s != cudaStreamPerThread) {
     CUBRIDGE_TRY(cuda_ready(fn));
-    CUBRIDGE_CUDA(fn, cudaStreamGetDevice(s, &dev));
+    CUBRIDGE_CUDA(fn, stream_device(s, &dev));
   }
   cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false, dev};
   if (!w) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);

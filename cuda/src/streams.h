@@ -26,6 +26,11 @@ namespace cubridge {
 
 inline cudaStream_t raw_stream(cubridge_stream s) { return s ? s->stream : nullptr; }
 
+// The device a CUDA stream belongs to: cudaStreamGetDevice (CUDA >= 12.8), or,
+// built with an older runtime (CUDA 12.4), the device of the stream's context
+// from the driver.
+cudaError_t stream_device(cudaStream_t s, int* device);
+
 }  // namespace cubridge
 
 #endif  // CUBRIDGE_SRC_STREAMS_H_

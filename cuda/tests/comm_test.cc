@@ -62,7 +62,12 @@ TEST(Comm, AAMissingLibraryIsAClearError) {
   EXPECT_EQ(cubridge_nccl_version(&v), CUBRIDGE_ERR_DRIVER);
   EXPECT_EQ(v, 0);
   EXPECT_NE(LastError().find("NCCL not available"), std::string::npos) << LastError();
-  EXPECT_NE(LastError().find("pip install cubridge[nccl]"), std::string::npos) << LastError();
+  // The NCCL wheel of the CUDA major the library was built with.
+  const std::string cu = "cu" + std::to_string(cubridge_cuda_version() / 1000);
+  EXPECT_NE(
+      LastError().find("install nvidia-nccl-" + cu + " (pip install cubridge-" + cu + "[nccl])"),
+      std::string::npos)
+      << LastError();
   EXPECT_NE(LastError().find("libnccl.so.2"), std::string::npos) << LastError();
   ExpectHealthy();
 }

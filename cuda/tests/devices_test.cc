@@ -3,6 +3,8 @@
 // device, cubridge_stream_wait_event and cubridge_assume_device. Runs on both
 // backends; the parts that need two GPUs skip with the reason when there are
 // fewer.
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,6 +54,26 @@ TEST(Tables, DtypesStatusesMemoryKinds) {
   EXPECT_EQ(cubridge_memory_name(-1), nullptr);
   const int v = cubridge_cuda_version();
   EXPECT_TRUE(v == 0 || v >= 12000) << v;  // 0 only in a build without CUDA
+}
+
+// The CUDA version the build selected (--@cubridge//toolchains/cuda:version and
+// mode, given by the BUILD file as "MAJOR.MINOR"; empty for a local toolkit).
+TEST(Library, CudaVersionIsTheBuilds) {
+  const char* want = std::getenv("CUBRIDGE_EXPECT_CUDA_VERSION");
+  const int v = cubridge_cuda_version();
+  if (want && *want) {
+    int major = -1, minor = -1;
+    ASSERT_EQ(std::sscanf(want, "%d.%d", &major, &minor), 2) << want;
+    EXPECT_EQ(v, major * 1000 + minor * 10) << "built with " << v << ", expected " << want;
+  }
+  const int driver = cubridge_driver_version();
+  EXPECT_GE(driver, 0);
+  if (v == 0) {
+    EXPECT_EQ(driver, 0);  // no CUDA at all
+  }
+  if (OnCuda()) {  // a device in use means a driver that runs this runtime's major
+    EXPECT_GE(driver / 1000, v / 1000) << driver << " " << v;
+  }
 }
 
 // ---- devices ----------------------------------------------------------------------

@@ -2,6 +2,7 @@ package cubridge_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -97,7 +98,8 @@ func TestNCCLVersion(t *testing.T) {
 	assert.Contains(t, err.Error(), "NCCL not available")
 	// A build without CUDA (mode=none) has no NCCL to install.
 	if os.Getenv("CUBRIDGE_NCCL_LIBRARY") == "" && !strings.Contains(err.Error(), "has no CUDA") {
-		assert.Contains(t, err.Error(), "pip install cubridge[nccl]")
+		major, _ := cubridge.CUDAVersion() // the NCCL wheel of the CUDA major built with
+		assert.Contains(t, err.Error(), fmt.Sprintf("install nvidia-nccl-cu%d (pip install cubridge-cu%d[nccl])", major, major))
 	}
 	stillWorks(t)
 }

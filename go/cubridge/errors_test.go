@@ -2,6 +2,8 @@ package cubridge_test
 
 import (
 	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -108,6 +110,27 @@ func TestLibraryState(t *testing.T) {
 	for i, d := range devices {
 		assert.Equal(t, i, d.Index)
 		assert.NotEmpty(t, d.Name)
+	}
+}
+
+// The CUDA version the build selected (the BUILD file passes it); empty: a
+// local toolkit or a run outside Bazel, where only the invariants are checked.
+var wantCUDA = flag.String("cuda_version", "", "MAJOR.MINOR of the CUDA the build selected")
+
+func TestCUDAVersion(t *testing.T) {
+	major, minor := cubridge.CUDAVersion()
+	if *wantCUDA != "" {
+		assert.Equal(t, *wantCUDA, fmt.Sprintf("%d.%d", major, minor))
+	}
+	assert.Contains(t, []int{0, 12, 13}, major)
+	dmajor, dminor := cubridge.DriverVersion()
+	assert.GreaterOrEqual(t, dmajor, 0)
+	assert.GreaterOrEqual(t, dminor, 0)
+	if major == 0 {
+		assert.Equal(t, 0, dmajor, "a build without CUDA reports no driver")
+	}
+	if backend, err := cubridge.Backend(); err == nil && backend == cubridge.BackendCUDA {
+		assert.GreaterOrEqual(t, dmajor, major, "the driver runs this CUDA major")
 	}
 }
 

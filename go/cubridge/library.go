@@ -15,6 +15,22 @@ func Version() (major, minor, patch int) {
 	return v / 10000, v / 100 % 100, v % 100
 }
 
+// CUDAVersion returns the major and minor version of the CUDA the library
+// was built with (--@cubridge//toolchains/cuda:version: 13.0 or 12.4), or
+// 0, 0 for a build without CUDA.
+func CUDAVersion() (major, minor int) {
+	v := int(C.cubridge_cuda_version())
+	return v / 1000, v % 1000 / 10
+}
+
+// DriverVersion returns the major and minor CUDA version the installed
+// driver supports, or 0, 0 without a driver. The CUDA backend needs it to be
+// at least CUDAVersion's major.
+func DriverVersion() (major, minor int) {
+	v := int(C.cubridge_driver_version())
+	return v / 1000, v % 1000 / 10
+}
+
 // BackendKind says where the library runs its kernels.
 type BackendKind int
 

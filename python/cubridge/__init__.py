@@ -82,6 +82,35 @@ def backend() -> str:
     return _native.backend()
 
 
+def _major_minor(v: int) -> tuple[int, int]:
+    return (v // 1000, v % 1000 // 10)
+
+
+def cuda_version() -> tuple[int, int]:
+    """``(major, minor)`` of the CUDA the library was built with; ``(0, 0)`` without CUDA.
+
+    The wheel says the same in its name: ``cubridge-cu13`` is built with CUDA 13.0,
+    ``cubridge-cu12`` with CUDA 12.4.
+
+    >>> import cubridge
+    >>> cubridge.cuda_version()[0] in (0, 12, 13)
+    True
+    """
+    return _major_minor(_native.cuda_version())
+
+
+def driver_version() -> tuple[int, int]:
+    """``(major, minor)`` of the CUDA the installed driver supports; ``(0, 0)`` without one.
+
+    It must be at least :func:`cuda_version`'s major for the CUDA backend to run.
+
+    >>> import cubridge
+    >>> cubridge.driver_version() >= (0, 0)
+    True
+    """
+    return _major_minor(_native.driver_version())
+
+
 def devices() -> list[Device]:
     """The CUDA devices visible (an empty list on the CPU backend).
 
@@ -145,9 +174,11 @@ __all__ = [
     "backend",
     "convert",
     "copyto",
+    "cuda_version",
     "devices",
     "div",
     "dot",
+    "driver_version",
     "empty",
     "empty_cache",
     "fill",

@@ -7,8 +7,8 @@ can be one rank of a communicator joined through a unique id
 from any library (cubridge, CuPy, torch, JAX: DLPack or the CUDA array interface) and
 must live on their rank's device.
 
-NCCL is optional: ``pip install cubridge[nccl]`` installs the ``nvidia-nccl-cu13``
-wheel, found here the way torch and CuPy find their NVIDIA libraries
+NCCL is optional: ``pip install cubridge-cu13[nccl]`` installs the ``nvidia-nccl-cu13``
+wheel (``cubridge-cu12[nccl]``: ``nvidia-nccl-cu12``), found here the way torch and CuPy find their NVIDIA libraries
 (``site-packages/nvidia/nccl/lib/libnccl.so.2``); ``CUBRIDGE_NCCL_LIBRARY`` or the
 loader's search path also work. Without it, or on the CPU backend, making a
 :class:`Comm` raises with a message saying so.

@@ -19,6 +19,14 @@ static PyObject* cb_mod_version(PyObject* m, PyObject* unused) {
   return PyLong_FromLong(cubridge_version());
 }
 
+static PyObject* cb_mod_cuda_version(PyObject* m, PyObject* unused) {
+  return PyLong_FromLong(cubridge_cuda_version());
+}
+
+static PyObject* cb_mod_driver_version(PyObject* m, PyObject* unused) {
+  return PyLong_FromLong(cubridge_driver_version());
+}
+
 static PyObject* cb_mod_device_count(PyObject* m, PyObject* unused) {
   int count = 0;
   cubridge_status status = cubridge_device_count(&count);
@@ -174,6 +182,10 @@ static PyObject* cb_mod_current_device(PyObject* m, PyObject* unused) {
 static PyMethodDef cb_info_methods[] = {
     {"backend", cb_mod_backend, METH_NOARGS, "backend() -> 'cpu' | 'cuda'"},
     {"version", cb_mod_version, METH_NOARGS, "version() -> int (MAJOR*10000+MINOR*100+PATCH)"},
+    {"cuda_version", cb_mod_cuda_version, METH_NOARGS,
+     "cuda_version() -> int (CUDA the library was built with, MAJOR*1000+MINOR*10; 0: none)"},
+    {"driver_version", cb_mod_driver_version, METH_NOARGS,
+     "driver_version() -> int (CUDA the driver supports, MAJOR*1000+MINOR*10; 0: none)"},
     {"device_count", cb_mod_device_count, METH_NOARGS, "device_count() -> int"},
     {"device_name", cb_mod_device_name, METH_O, "device_name(index) -> str"},
     {"mem_info", cb_mod_mem_info, METH_NOARGS, "mem_info() -> (free_bytes, total_bytes)"},

@@ -257,6 +257,8 @@ API: dict[str, tuple[Callable[[], dict[str, Any]], dict[str, str]]] = {
     # No arguments: only the good call and the keep-working check.
     "backend": (lambda: dict(), {}),
     "devices": (lambda: dict(), {}),
+    "cuda_version": (lambda: dict(), {}),
+    "driver_version": (lambda: dict(), {}),
     "mem_info": (lambda: dict(), {}),
 }
 

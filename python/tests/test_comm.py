@@ -51,7 +51,7 @@ def test_nccl_version_without_nccl_says_how_to_install() -> None:
         pytest.skip("NCCL is installed here")
     # A build without CUDA (mode=none) has no NCCL to install.
     with pytest.raises(
-        cubridge.DriverError, match=r"NCCL not available.*(pip install cubridge\[nccl\]|has no CUDA)"
+        cubridge.DriverError, match=r"NCCL not available.*(pip install cubridge-cu1[23]\[nccl\]|has no CUDA)"
     ):
         cubridge.Comm.nccl_version()
     healthy()

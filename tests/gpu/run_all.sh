@@ -4,6 +4,9 @@
 #   tests/gpu/run_all.sh ARTIFACTS_DIR OUT_DIR
 # ARTIFACTS_DIR holds what tests/gpu/collect.sh gathered here; every log goes to OUT_DIR.
 # BENCH=1 also runs bench/bench.py and the Go benchmark (results in OUT_DIR).
+# A CUDA 12 bundle (BUILD_FLAGS="--config=ci --@cubridge//toolchains/cuda:version=12"
+# tests/gpu/collect.sh DIR) runs the same steps; cuda_version checks that the wheel's
+# name (cubridge_cu12 / cubridge_cu13), the library and the driver agree.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 gpu_setup "$1" "$2"
@@ -20,6 +23,18 @@ step go_bench "${limit}" env -C go/cubridge CUBRIDGE_BACKEND=cuda "${art}/cubrid
 step py_cuda "${limit}" env CUBRIDGE_BACKEND=cuda PYTHONPATH="${pkg}" python3 -m pytest -p no:cacheprovider -q -rs python/tests
 step py_cpu "${limit}" env CUBRIDGE_BACKEND=cpu PYTHONPATH="${pkg}" python3 -m pytest -p no:cacheprovider -q -rs python/tests
 step py_smoke "${limit}" env PYTHONPATH="${pkg}" python3 python/tests/gpu_smoke.py
+wheel_name="$(basename "$(ls "${art}"/cubridge_cu*-*.whl | head -n1)")"
+step cuda_version "${limit}" env CUBRIDGE_BACKEND=cuda PYTHONPATH="${pkg}" WHEEL="${wheel_name}" python3 -c '
+import os, cubridge
+major = int(os.environ["WHEEL"].split("-")[0].rsplit("_cu", 1)[1])
+built, driver = cubridge.cuda_version(), cubridge.driver_version()
+print("wheel", os.environ["WHEEL"], "built with CUDA", built, "driver supports", driver, "backend", cubridge.backend())
+assert built[0] == major, (built, major)
+assert driver[0] >= major, driver
+assert cubridge.backend() == "cuda"
+assert float(cubridge.sum(cubridge.full(1000, 2.0, dtype="float32"))) == 2000.0
+'
+step go_cuda_version "${limit}" env -C go/cubridge CUBRIDGE_BACKEND=cuda "${art}/cubridge_test.test" -test.run '^TestCUDAVersion$' -test.v
 if [[ "${BENCH:-0}" == 1 ]]; then
   step bench_py "${limit}" env PYTHONPATH="${pkg}" python3 bench/bench.py --out "${out}"
   step bench_go "${limit}" "${art}/gobench" -out "${out}/gobench.json"

@@ -6,7 +6,7 @@ gpu_setup() {
   out="$(mkdir -p "$2" && cd "$2" && pwd)"
   export CUBRIDGE_VECTORS_DIR="$(pwd)/tests/vectors"
   pkg="$(mktemp -d)"
-  python3 -m pip install --no-deps --no-index --target "${pkg}" "${art}"/cubridge-*.whl >"${out}/pip.log" 2>&1
+  python3 -m pip install --no-deps --no-index --target "${pkg}" "${art}"/cubridge_cu*-*.whl >"${out}/pip.log" 2>&1
   pass=0
   fail=0
 }

@@ -4,14 +4,21 @@
 
 CUDA libraries: @cubridge//toolchains/cuda:cublas (and :cufft, :curand,
 :cusolver, :cusparse, :nvjitlink, :nvrtc, :nvtx) as deps; cuda_runtime_libs to
-find them at run time from Go binaries and Python extensions; CUDA_REQUIREMENTS
-for the Requires-Dist of a wheel. cuda_library(rdc = True) and one
+find them at run time from Go binaries and Python extensions;
+cuda_requirements(["cublas", ...]) for the Requires-Dist of a wheel (a select()
+on --@cubridge//toolchains/cuda:version; CUDA_REQUIREMENTS / CUDA12_REQUIREMENTS
+are the plain tables). cuda_library(rdc = True) and one
 cuda_device_link per final link for relocatable device code.
 """
 
 load("//toolchains/cuda/private:cuda_library.bzl", _cuda_library = "cuda_library")
 load("//toolchains/cuda/private:rdc.bzl", _CudaRdcInfo = "CudaRdcInfo", _cuda_device_link = "cuda_device_link")
-load("//toolchains/cuda/private:requirements.bzl", _CUDA_REQUIREMENTS = "CUDA_REQUIREMENTS")
+load(
+    "//toolchains/cuda/private:requirements.bzl",
+    _CUDA12_REQUIREMENTS = "CUDA12_REQUIREMENTS",
+    _CUDA_REQUIREMENTS = "CUDA_REQUIREMENTS",
+    _cuda_requirements = "cuda_requirements",
+)
 load("//toolchains/cuda/private:runtime_libs.bzl", _cuda_runtime_libs = "cuda_runtime_libs")
 load("//toolchains/cuda/private:toolkit.bzl", _CudaToolkitInfo = "CudaToolkitInfo")
 
@@ -19,5 +26,7 @@ cuda_library = _cuda_library
 CudaToolkitInfo = _CudaToolkitInfo
 cuda_runtime_libs = _cuda_runtime_libs
 CUDA_REQUIREMENTS = _CUDA_REQUIREMENTS
+CUDA12_REQUIREMENTS = _CUDA12_REQUIREMENTS
+cuda_requirements = _cuda_requirements
 cuda_device_link = _cuda_device_link
 CudaRdcInfo = _CudaRdcInfo

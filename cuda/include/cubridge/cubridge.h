@@ -120,9 +120,16 @@ CUBRIDGE_API int cubridge_dtype_count(void);  /* dtypes are 0 .. count-1 */
 CUBRIDGE_API int cubridge_status_count(void); /* statuses are 0 .. count-1 */
 /* "host", "device", "managed", "pinned"; NULL if unknown. */
 CUBRIDGE_API const char* cubridge_memory_name(int kind);
-/* CUDA runtime version the library was built with (e.g. 13000), 0 on a build
- * without CUDA (mode=none). */
+/* CUDA runtime version the library was built with, MAJOR*1000 + MINOR*10
+ * (13000 for CUDA 13.0, 12040 for 12.4: --@cubridge//toolchains/cuda:version),
+ * 0 on a build without CUDA (mode=none). */
 CUBRIDGE_API int cubridge_cuda_version(void);
+
+/* CUDA version the installed driver supports, in the same form (13000 for a
+ * 580 driver), 0 without a driver or on a build without CUDA. The driver must
+ * be at least cubridge_cuda_version()'s major (CUDA 12 runs on 12.x drivers
+ * through minor-version compatibility). Creates no context. */
+CUBRIDGE_API int cubridge_driver_version(void);
 
 /* The backend in use. Chosen once, at first use: the environment variable
  * CUBRIDGE_BACKEND = "cpu" | "cuda" | "auto" (default auto: CUDA when a device

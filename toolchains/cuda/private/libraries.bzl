@@ -41,22 +41,26 @@ cc_library(
 )
 """.format(name = name, what = "lib{}.so.<major>".format(lib), dir = rctx.path("lib").realpath)
 
-def wheel_rpaths():
+def wheel_rpaths(wheel_prefix = CUDA_WHEEL_PREFIX):
     """Run-time search paths for binaries and extensions that link a wheel's libraries.
 
-    The libraries sit in <dir>/nvidia/cu13/lib: beside a binary (cuda_runtime_libs
-    lays them out so), or in site-packages one or two levels above an extension
-    (the NVIDIA wheels' own layout, as torch and CuPy find them).
+    The libraries sit in <dir>/nvidia/cu13/lib (CUDA 12: <dir>/nvidia/<library>/lib):
+    beside a binary (cuda_runtime_libs lays them out so), or in site-packages one
+    or two levels above an extension (the NVIDIA wheels' own layout, as torch
+    and CuPy find them).
+
+    Args:
+      wheel_prefix: the wheel's directory in site-packages (nvidia/cu13, nvidia/cublas).
 
     Returns:
       Linker flags.
     """
     return [
-        "-Wl,-rpath,$$ORIGIN/{}/lib".format(up + CUDA_WHEEL_PREFIX)
+        "-Wl,-rpath,$$ORIGIN/{}/lib".format(up + wheel_prefix)
         for up in ["", "../", "../../"]
     ]
 
-def library_build(rctx, name, spec, rpath, deps_repo):
+def library_build(rctx, name, spec, rpath, deps_repo, wheel_prefix = CUDA_WHEEL_PREFIX):
     """A cc_library named `name`: the library's headers and shared libraries.
 
     Args:
@@ -65,9 +69,12 @@ def library_build(rctx, name, spec, rpath, deps_repo):
       spec: its CUDA_LIBRARIES entry.
       rpath: an absolute library directory to search at run time, or "" for the
         wheel layout (see wheel_rpaths).
-      deps_repo: how other libraries are named: "@cuda_{}" for the wheel
-        repositories (each holds its own headers), "" for targets of this
-        repository (the local toolkit, whose headers are all in :headers).
+      deps_repo: how other libraries are named: "@cuda_{}" (CUDA 12:
+        "@cuda12_{}") for the wheel repositories (each holds its own headers),
+        "" for targets of this repository (the local toolkit, whose headers are
+        all in :headers).
+      wheel_prefix: where the wheel puts its files in site-packages, for the
+        run-time search paths.
 
     Returns:
       BUILD file text.
@@ -79,7 +86,7 @@ def library_build(rctx, name, spec, rpath, deps_repo):
             return _missing_build(rctx, name, lib)
         srcs.append(soname)
     srcs += [f for f in spec.runtime if rctx.path("lib/" + f).exists]
-    linkopts = (["-Wl,-rpath," + rpath] if rpath else wheel_rpaths()) if srcs else []
+    linkopts = (["-Wl,-rpath," + rpath] if rpath else wheel_rpaths(wheel_prefix)) if srcs else []
     deps = [(deps_repo.format(d) if deps_repo else "") + "//:" + d for d in spec.deps]
     return """\
 cc_library(

@@ -7,7 +7,7 @@ wheel work without NCCL installed. `:libnccl` is there for tests that load it.
 """
 
 load(":pip_download.bzl", "pip_download")
-load(":versions.bzl", "NCCL_WHEEL")
+load(":versions.bzl", "NCCL12_WHEEL", "NCCL_WHEEL")
 
 # Extracts nvidia/nccl/{include/nccl.h,lib/libnccl.so.2} to include/ and lib/.
 _UNPACK = """
@@ -20,7 +20,7 @@ with zipfile.ZipFile(sys.argv[1]) as zf:
 """
 
 def _nccl_wheel_impl(rctx):
-    name, version, sha256 = NCCL_WHEEL
+    name, version, sha256 = NCCL12_WHEEL if rctx.attr.cuda_major == "12" else NCCL_WHEEL
     python, wheels = pip_download(
         rctx,
         ["{}=={} --hash=sha256:{}".format(name, version, sha256)],
@@ -57,5 +57,6 @@ filegroup(
 
 nccl_wheel = repository_rule(
     implementation = _nccl_wheel_impl,
+    attrs = {"cuda_major": attr.string(default = "13", values = ["13", "12"], doc = "nvidia-nccl-cu13 or -cu12.")},
     doc = "NCCL (nccl.h and libnccl.so.2) from the pinned, hash-checked nvidia-nccl-cu13 wheel.",
 )

@@ -10,6 +10,8 @@ CudaToolkitInfo fields:
   version: the toolkit's version, e.g. "13.0".
 """
 
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+
 CudaToolkitInfo = provider(
     doc = "A CUDA toolkit for cuda_library.",
     fields = ["nvcc", "compiler_files", "host_compiler", "cudart", "devrt", "mode", "version"],
@@ -24,6 +26,13 @@ def find_cuda_toolkit(ctx):
 def _cuda_toolkit_impl(ctx):
     if ctx.attr.missing:
         fail(ctx.attr.missing)
+    major = ctx.attr._version_flag[BuildSettingInfo].value
+    if ctx.attr.mode == "local" and not ctx.attr.version.startswith(major + "."):
+        fail("cubridge: --@cubridge//toolchains/cuda:version={} but the local CUDA toolkit is {}; ".format(major, ctx.attr.version) +
+             "pass --@cubridge//toolchains/cuda:version={} or point CUDA_PATH at a CUDA {} toolkit".format(
+                 ctx.attr.version.split(".")[0],
+                 major,
+             ))
     info = CudaToolkitInfo(
         nvcc = ctx.file.nvcc,
         compiler_files = depset(ctx.files.compiler_files + [ctx.file.nvcc]),
@@ -46,6 +55,7 @@ cuda_toolkit = rule(
         "mode": attr.string(values = ["wheels", "local", "none"]),
         "nvcc": attr.label(allow_single_file = True),
         "version": attr.string(),
+        "_version_flag": attr.label(default = Label("//toolchains/cuda:version")),
     },
     doc = "Describes a CUDA toolkit (CudaToolkitInfo, and the ToolchainInfo of //toolchains/cuda:toolchain_type).",
 )

@@ -99,3 +99,147 @@ CUDA_LIBRARIES = {
 
 # Where every cu13 wheel puts its files in site-packages (and in the repositories).
 CUDA_WHEEL_PREFIX = "nvidia/cu13"
+
+# ---- CUDA 12 (--@cubridge//toolchains/cuda:version=12) ----------------------
+#
+# The package index has no CUDA 12 nvcc (nvidia-cuda-nvcc-cu12 carries ptxas
+# only), so the compiler is Debian's non-free nvidia-cuda-toolkit 12.4 (sid),
+# fetched as pinned .deb files from this machine's Debian mirror (the URL read
+# from apt's sources, never written here) and checked against these sha256.
+# Only the files nvcc needs are unpacked (toolkit: nvcc, cicc, ptxas, ...;
+# nvidia-cuda-dev: headers, libcudart_static.a, libcudadevrt.a; CCCL 2.5.0, the
+# CUB/Thrust/libcu++ Debian builds its 12.4 toolkit with). The sid index keeps
+# only its newest version: when these leave the mirror, the fetch fails naming
+# the package (Bazel's repository cache keeps the files it already has).
+CUDA12_VERSION = "12.4"
+
+CUDA12_DEBS = [
+    struct(
+        package = "nvidia-cuda-toolkit",
+        version = "12.4.131~12.4.1-8.2+b1",
+        path = "pool/non-free/n/nvidia-cuda-toolkit/nvidia-cuda-toolkit_12.4.131~12.4.1-8.2+b1_amd64.deb",
+        sha256 = "04563e129c3b422f5bdcc73cfff2e2a20e286f327b48d808051ada7c0aeb3f7c",
+        size_mb = 87,
+        members = ["./usr/bin", "./usr/lib/nvidia-cuda-toolkit/bin", "./usr/lib/nvidia-cuda-toolkit/libdevice"],
+    ),
+    struct(
+        package = "nvidia-cuda-dev",
+        version = "12.4.127~12.4.1-8.2+b1",
+        path = "pool/non-free/n/nvidia-cuda-toolkit/nvidia-cuda-dev_12.4.127~12.4.1-8.2+b1_amd64.deb",
+        sha256 = "e883a2cfd12017b687bacc31c54ca8c54a2c81a0bd087a2d7db3781129414de5",
+        size_mb = 934,
+        members = [
+            "./usr/include",
+            "./usr/lib/x86_64-linux-gnu/libcudart_static.a",
+            "./usr/lib/x86_64-linux-gnu/libcudadevrt.a",
+        ],
+    ),
+    struct(
+        package = "libcu++-dev",
+        version = "2.5.0-1",
+        path = "pool/main/c/cccl/libcu++-dev_2.5.0-1_all.deb",
+        sha256 = "0e9c017ca733e9ae768937354fccce2356d359e78948a250813517fcff2a46f0",
+        size_mb = 1,
+        members = ["./usr/include"],
+    ),
+    struct(
+        package = "libcub-dev",
+        version = "2.5.0-1",
+        path = "pool/main/c/cccl/libcub-dev_2.5.0-1_all.deb",
+        sha256 = "3eda29bbace0ee5fc4d4b55bcdd3579cd8b4f04d00a87d45173f4960f607d3be",
+        size_mb = 1,
+        members = ["./usr/include"],
+    ),
+    struct(
+        package = "libthrust-dev",
+        version = "2.5.0-1",
+        path = "pool/main/c/cccl/libthrust-dev_2.5.0-1_all.deb",
+        sha256 = "19dd83a2fb13b1f71b092d99f5c83555b64fa2dae91c6627eed7ad84d7858a30",
+        size_mb = 1,
+        members = ["./usr/include"],
+    ),
+]
+
+# nvcc 12.4 accepts gcc <= 13 (tools/bazel's rootfs has g++-13 for it).
+CUDA12_HOST_COMPILERS = ["g++-13", "g++-12", "g++-11"]
+
+# NCCL built for CUDA 12 (libnccl.so.2 loaded at run time, as for CUDA 13).
+NCCL12_WHEEL = ("nvidia-nccl-cu12", "2.28.9", "485776daa8447da5da39681af455aa3b2c2586ddcf4af8772495e7c532c7e5ab")
+
+# The CUDA 12 libraries: the -cu12 wheels of the cuda-toolkit 12.4.1 set (the
+# versions Debian's 12.4 toolkit ships too). Unlike cu13, each wheel has its own
+# directory in site-packages (`prefix`: nvidia/cublas/lib, nvidia/cufft/lib, ...).
+CUDA12_LIBRARIES = {
+    "cublas": struct(
+        wheel = "nvidia-cublas-cu12",
+        version = "12.4.5.8",
+        sha256 = "2fc8da60df463fdefa81e323eef2e36489e1c94335b5358bcb38360adf75ac9b",
+        prefix = "nvidia/cublas",
+        libs = ["cublas", "cublasLt"],
+        runtime = [],
+        deps = [],
+    ),
+    "cufft": struct(
+        wheel = "nvidia-cufft-cu12",
+        version = "11.2.1.3",
+        sha256 = "f083fc24912aa410be21fa16d157fed2055dab1cc4b6934a0e03cba69eb242b9",
+        prefix = "nvidia/cufft",
+        libs = ["cufft"],
+        runtime = [],
+        deps = ["nvjitlink"],
+    ),
+    "curand": struct(
+        wheel = "nvidia-curand-cu12",
+        version = "10.3.5.147",
+        sha256 = "a88f583d4e0bb643c49743469964103aa59f7f708d862c3ddb0fc07f851e3b8b",
+        prefix = "nvidia/curand",
+        libs = ["curand"],
+        runtime = [],
+        deps = [],
+    ),
+    "cusolver": struct(
+        wheel = "nvidia-cusolver-cu12",
+        version = "11.6.1.9",
+        sha256 = "19e33fa442bcfd085b3086c4ebf7e8debc07cfe01e11513cc6d332fd918ac260",
+        prefix = "nvidia/cusolver",
+        libs = ["cusolver"],
+        runtime = [],
+        deps = ["cublas", "cusparse", "nvjitlink"],
+    ),
+    "cusparse": struct(
+        wheel = "nvidia-cusparse-cu12",
+        version = "12.3.1.170",
+        sha256 = "ea4f11a2904e2a8dc4b1833cc1b5181cde564edd0d5cd33e3c168eff2d1863f1",
+        prefix = "nvidia/cusparse",
+        libs = ["cusparse"],
+        runtime = [],
+        deps = ["nvjitlink"],
+    ),
+    "nvjitlink": struct(
+        wheel = "nvidia-nvjitlink-cu12",
+        version = "12.4.127",
+        sha256 = "06b3b9b25bf3f8af351d664978ca26a16d2c5127dbd53c0497e28d1fb9611d57",
+        prefix = "nvidia/nvjitlink",
+        libs = ["nvJitLink"],
+        runtime = [],
+        deps = [],
+    ),
+    "nvrtc": struct(
+        wheel = "nvidia-cuda-nvrtc-cu12",
+        version = "12.4.127",
+        sha256 = "a178759ebb095827bd30ef56598ec182b85547f1508941a3d560eb7ea1fbf338",
+        prefix = "nvidia/cuda_nvrtc",
+        libs = ["nvrtc"],
+        runtime = ["libnvrtc-builtins.so.12.4"],
+        deps = [],
+    ),
+    "nvtx": struct(
+        wheel = "nvidia-nvtx-cu12",
+        version = "12.4.127",
+        sha256 = "781e950d9b9f60d8241ccea575b32f5105a5baf4c2351cab5256a24869f12a1a",
+        prefix = "nvidia/nvtx",
+        libs = [],
+        runtime = [],
+        deps = [],
+    ),
+}

@@ -18,24 +18,31 @@
 
 namespace {
 
+// The library majors of each CUDA major's pinned set (versions.bzl).
+#if CUDART_VERSION >= 13000
+constexpr int kCuda = 13, kCublas = 13, kCufft = 12, kCusparse = 12, kCusolver = 12;
+#else  // CUDA 12.4: --@cubridge//toolchains/cuda:version=12
+constexpr int kCuda = 12, kCublas = 12, kCufft = 11, kCusparse = 12, kCusolver = 11;
+#endif
+
 TEST(CudaLibraries, MajorVersions) {
   int v = 0;
   ASSERT_EQ(cublasGetProperty(MAJOR_VERSION, &v), CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(v, 13);
+  EXPECT_EQ(v, kCublas);
   ASSERT_EQ(curandGetProperty(MAJOR_VERSION, &v), CURAND_STATUS_SUCCESS);
   EXPECT_EQ(v, 10);
   ASSERT_EQ(cufftGetProperty(MAJOR_VERSION, &v), CUFFT_SUCCESS);
-  EXPECT_EQ(v, 12);
+  EXPECT_EQ(v, kCufft);
   ASSERT_EQ(cusparseGetProperty(MAJOR_VERSION, &v), CUSPARSE_STATUS_SUCCESS);
-  EXPECT_EQ(v, 12);
+  EXPECT_EQ(v, kCusparse);
   ASSERT_EQ(cusolverGetProperty(MAJOR_VERSION, &v), CUSOLVER_STATUS_SUCCESS);
-  EXPECT_EQ(v, 12);
+  EXPECT_EQ(v, kCusolver);
   int major = 0, minor = -1;
   ASSERT_EQ(nvrtcVersion(&major, &minor), NVRTC_SUCCESS);
-  EXPECT_EQ(major, 13);
+  EXPECT_EQ(major, kCuda);
   unsigned jit_major = 0, jit_minor = 0;
   ASSERT_EQ(nvJitLinkVersion(&jit_major, &jit_minor), NVJITLINK_SUCCESS);
-  EXPECT_EQ(jit_major, 13u);
+  EXPECT_EQ(jit_major, static_cast<unsigned>(kCuda));
 }
 
 TEST(CudaLibraries, NvrtcCompilesToPtx) {

@@ -25,7 +25,7 @@ func TestManylinuxGlibc(t *testing.T) {
 }
 
 func TestPlatformTag(t *testing.T) {
-	tag, err := platformTag("cubridge-0.1.0-cp311-abi3-manylinux_2_35_x86_64.whl")
+	tag, err := platformTag("cubridge_cu13-0.1.0-cp311-abi3-manylinux_2_35_x86_64.whl")
 	require.NoError(t, err)
 	assert.Equal(t, "manylinux_2_35_x86_64", tag)
 	_, err = platformTag("cubridge.tar.gz")

@@ -3,6 +3,12 @@
 import os
 import zipfile
 
+# The exact wheels built with, per --@cubridge//toolchains/cuda:version (cuda_requirements).
+REQUIRES = {
+    "13": ["nvidia-cublas==13.1.0.3", "nvidia-curand==10.4.0.35"],
+    "12": ["nvidia-cublas-cu12==12.4.5.8", "nvidia-curand-cu12==10.3.5.147"],
+}
+
 
 def test_wheel_requires_the_nvidia_wheels():
     wheel = os.environ["MYGEMM_WHEEL"]
@@ -13,5 +19,4 @@ def test_wheel_requires_the_nvidia_wheels():
     assert "mygemm/__init__.py" in names
     assert not [n for n in names if n.startswith("nvidia/")], names
     requires = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
-    assert "nvidia-cublas==13.1.0.3" in requires, requires
-    assert "nvidia-curand==10.4.0.35" in requires, requires
+    assert requires == REQUIRES[os.environ["MYGEMM_CUDA"]] + ["numpy"], requires
