@@ -4,8 +4,10 @@
 // beyond a fixed scratch block; deterministic run to run (every element's
 // place in the sum depends only on n, the grid and the pointers' alignment).
 //
-// The block sums are CUB's BlockReduce. Why not CUB's DeviceReduce for the
-// whole: TransformReduce with a cast (float -> double) gives up vector
+// Why not CUB: its BlockReduce for the block sums doubled the kernel's
+// registers (32 -> 64 for f32: half the blocks per SM, so the one-wave grid
+// ran in two) and cut f32 sum 4e8 from 4305 to 3508 GB/s on the H200 host;
+// DeviceReduce's TransformReduce with a cast (float -> double) gives up vector
 // loads, and two kernels plus a size query cost more at small n. Measured on
 // an H100 (bench/micro/shapes.cu), f32 sum 4e8: 2585 GB/s (CUB) vs 3103; 1e7:
 // 1748 vs 2033; f64 sum 4e8: 3089 vs 3078-3088 (even).
@@ -17,7 +19,6 @@
 #include <string.h>
 
 #include <algorithm>
-#include <cub/block/block_reduce.cuh>
 
 #include "launch.cuh"
 #include "ops.cuh"
@@ -53,6 +54,26 @@ __device__ __forceinline__ W load_once(const W* p) {
   } else {
     return *p;
   }
+}
+
+template <class Acc>
+__device__ __forceinline__ Acc warp_sum(Acc v) {
+  for (int off = 16; off > 0; off /= 2) v = AccAdd<Acc>{}(v, __shfl_down_sync(0xffffffffu, v, off));
+  return v;
+}
+
+// Sum of v over the block, in a fixed order; valid in thread 0.
+template <class Acc>
+__device__ __forceinline__ Acc block_sum(Acc v, Acc* warps) {
+  v = warp_sum(v);
+  if ((threadIdx.x & 31) == 0) warps[threadIdx.x / 32] = v;
+  __syncthreads();
+  Acc r = warps[0];
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kRedThreads / 32; ++w) r = AccAdd<Acc>{}(r, warps[w]);
+  }
+  __syncthreads();  // warps[] may be reused
+  return r;
 }
 
 // Reduces [0, n): vectors of V elements over [head, head + nvec*V) (the
@@ -104,17 +125,16 @@ __global__ void __launch_bounds__(kRedThreads)
 #pragma unroll
   for (int j = 1; j < kRedIlp; ++j) t = add(t, acc[j]);
 
-  // Block sums with CUB (warp reductions, then warps in order: deterministic).
-  using BlockReduce = cub::BlockReduce<Acc, kRedThreads>;
-  __shared__ typename BlockReduce::TempStorage temp;
+  // Warp shuffles, then the warps in order: deterministic.
+  __shared__ Acc warps[kRedThreads / 32];
   __shared__ bool last;
-  t = BlockReduce(temp).Reduce(t, add);  // valid in thread 0
+  t = block_sum(t, warps);
   if (threadIdx.x == 0) {
     partial[blockIdx.x] = t;
     __threadfence();  // the partial is visible before the count says so
     last = atomicAdd(count, 1u) == gridDim.x - 1;
   }
-  __syncthreads();  // also: temp may be reused
+  __syncthreads();
   if (!last) return;
   __threadfence();
   // The last block: partials in block order (thread k takes k, k+256, ...).
@@ -122,7 +142,7 @@ __global__ void __launch_bounds__(kRedThreads)
   for (unsigned i = threadIdx.x; i < gridDim.x; i += kRedThreads) {
     s = add(s, static_cast<volatile Acc*>(partial)[i]);
   }
-  s = BlockReduce(temp).Reduce(s, add);
+  s = block_sum(s, warps);
   if (threadIdx.x == 0) {
     *result = s;
     *count = 0;  // ready for the next launch on this scratch

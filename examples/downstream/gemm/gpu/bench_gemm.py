@@ -48,6 +48,9 @@ def check_results():
     }
 
 
+ROUNDS = 4
+
+
 def timed(fn, iters):
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
@@ -71,13 +74,20 @@ def bench(m, n, k, name, iters):
         "cupy": lambda: cupy.matmul(ca, cb, out=cc),
     }
     flops = 2.0 * m * n * k
-    out = {}
-    for label, fn in runs.items():
+    for fn in runs.values():  # warm-up: cuBLAS handles, heuristics, clocks
         for _ in range(3):
             fn()
-        torch.cuda.synchronize()
-        cupy.cuda.Device().synchronize()
-        out[label] = flops / timed(fn, iters) / 1e12
+    torch.cuda.synchronize()
+    cupy.cuda.Device().synchronize()
+    # Rounds interleave the libraries, and each keeps its best round: large
+    # GEMMs run the card at its power limit, so one library timed after the
+    # other would see another clock (seen: 0.91x to 1.15x between calls of
+    # the same cuBLAS kernel).
+    out = {label: 0.0 for label in runs}
+    for _ in range(ROUNDS):
+        for label, fn in runs.items():
+            out[label] = max(out[label], flops / timed(fn, iters) / 1e12)
+            torch.cuda.synchronize()
     best_peer = max(out["torch"], out["cupy"])
     out["mygemm_vs_best_peer"] = out["mygemm"] / best_peer
     return out

@@ -49,6 +49,10 @@ template <class T>
 T __ldcs(const T* p) {
   return *p;
 }
+template <class T>
+T __shfl_down_sync(unsigned, T v, int) {
+  return v;
+}
 
 // No device: no blocks are resident anywhere.
 template <class Kernel>
