@@ -6,6 +6,7 @@
 #include "backend.h"
 #include "checks.h"
 #include "devices.h"
+#include "host_alloc.h"
 #include "pointers.h"
 #include "pool.h"
 #include "status.h"
@@ -26,15 +27,7 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
   if (bytes > SIZE_MAX - kAlign) {
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: argument 'bytes' = %zu is too large", fn, bytes);
   }
-  if (on_cpu()) {
-    void* p = aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
-    if (!p) {
-      return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory allocating %zu bytes (%s)",
-                  fn, bytes, kind_label(kind));
-    }
-    *ptr = p;
-    return CUBRIDGE_OK;
-  }
+  if (on_cpu()) return host_alloc(fn, bytes, false, ptr);
   CUBRIDGE_TRY(cuda_ready(fn));
   void* p = nullptr;
   cudaError_t err = cudaSuccess;

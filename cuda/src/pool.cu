@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "devices.h"
+#include "host_alloc.h"
 #include "pointers.h"
 #include "pool.h"
 #include "status.h"
@@ -315,14 +316,16 @@ cubridge_status check_alloc_kind(const char* fn, int kind) {
 cubridge_status free_memory(const char* fn, int kind, void* ptr, cubridge_stream stream) {
   CUBRIDGE_TRY(check_alloc_kind(fn, kind));
   if (ptr == nullptr) return CUBRIDGE_OK;
-  if (!on_cpu()) CUBRIDGE_TRY(cuda_ready(fn));
-  Allocation a;
-  const bool known = forget_allocation(ptr, &a);
   if (on_cpu()) {
-    if (known) count_free(0, a.end - reinterpret_cast<uintptr_t>(ptr));
-    free(ptr);
+    size_t bytes = 0;
+    bool counted = false;
+    CUBRIDGE_TRY(host_free(fn, ptr, &bytes, &counted));
+    if (counted) count_free(0, bytes);
     return CUBRIDGE_OK;
   }
+  CUBRIDGE_TRY(cuda_ready(fn));
+  Allocation a;
+  const bool known = forget_allocation(ptr, &a);
   const size_t bytes = known ? a.end - reinterpret_cast<uintptr_t>(ptr) : 0;
   if (known && a.origin != Origin::kMalloc) {
     const int want = a.origin == Origin::kPool ? CUBRIDGE_MEMORY_DEVICE : CUBRIDGE_MEMORY_PINNED;
@@ -369,18 +372,8 @@ CUBRIDGE_API cubridge_status cubridge_malloc_async(int kind, size_t bytes, int d
     int dev = 0;
     CUBRIDGE_TRY(resolve_device(fn, "device", device, &dev));
     if (bytes == 0) return CUBRIDGE_OK;
-    if (bytes > SIZE_MAX - kAlign) {
-      return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: argument 'bytes' = %zu is too large", fn, bytes);
-    }
-    void* p = aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
-    if (!p) {
-      return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory allocating %zu bytes (%s)",
-                  fn, bytes, kind_label(kind));
-    }
-    if (!remember_allocation(p, bytes, PtrInfo{Loc::kPageable, -1}, Origin::kHost)) {
-      free(p);
-      return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    }
+    void* p = nullptr;
+    CUBRIDGE_TRY(host_alloc(fn, bytes, true, &p));
     count_alloc(0, bytes);
     *ptr = p;
     return CUBRIDGE_OK;
@@ -468,7 +461,9 @@ CUBRIDGE_API cubridge_status cubridge_memory_stats_get(int device, cubridge_memo
   stats->alloc_count = c.allocs.load();
   stats->free_count = c.frees.load();
   stats->reserved_bytes = stats->in_use_bytes;
-  if (!on_cpu()) {
+  if (on_cpu()) {
+    stats->reserved_bytes += host_cached();
+  } else {
     DevicePool* dp = pool_of(dev);
     uint64_t reserved = 0;
     if (dp && dp->pool) {
@@ -484,7 +479,10 @@ CUBRIDGE_API cubridge_status cubridge_empty_cache(int device) {
   const char* fn = "cubridge_empty_cache";
   clear_error();
   if (device != -1) CUBRIDGE_TRY(check_device_index(fn, "device", device));
-  if (on_cpu()) return CUBRIDGE_OK;
+  if (on_cpu()) {
+    host_trim();
+    return CUBRIDGE_OK;
+  }
   const int count = backend().device_count;
   for (int d = 0; d < count && d < kMaxDevices; ++d) {
     if (device != -1 && d != device) continue;

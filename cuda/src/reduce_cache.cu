@@ -1,4 +1,6 @@
 // Scratch cache for reductions: no cudaMalloc per call once warm.
+#include <string.h>
+
 #include <map>
 #include <new>
 #include <utility>
@@ -47,7 +49,10 @@ cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratc
     ReduceScratch* s = new ReduceScratch();
     const char* what = "cudaMallocHost (reduction result)";
     cudaError_t err = cudaMallocHost(&s->result, 64);
-    if (err == cudaSuccess) err = cudaHostGetDevicePointer(&s->result_dev, s->result, 0);
+    if (err == cudaSuccess) {
+      memset(s->result, 0, 64);  // the done flag starts below any seq in use
+      err = cudaHostGetDevicePointer(&s->result_dev, s->result, 0);
+    }
     if (err == cudaSuccess) {
       what = "cudaMalloc (reduction blocks)";
       err = cudaMalloc(&s->blocks, kRedScratchBytes);

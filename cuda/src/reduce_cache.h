@@ -12,10 +12,15 @@
 
 namespace cubridge {
 
+// Offset in the pinned result slot of the single-pass kernel's done flag.
+constexpr size_t kRedDoneOffset = 32;
+
 struct ReduceScratch {
   std::mutex mu;               // held for a whole reduction (enqueue, sync, read)
-  void* result = nullptr;      // pinned, 64 bytes, where the kernel writes
+  void* result = nullptr;      // pinned, 64 bytes, where the kernel writes: the
+                               // value at 0, the done flag at kRedDoneOffset
   void* result_dev = nullptr;  // the same memory as the device sees it
+  unsigned seq = 0;            // the last value the done flag was asked to take
   void* blocks = nullptr;      // device, kRedScratchBytes: the single-pass
                                // reduction's counter (0 between calls), partials
 };

@@ -76,13 +76,30 @@ __device__ __forceinline__ Acc block_sum(Acc v, Acc* warps) {
   return r;
 }
 
+// Where the result goes: *value, then `seq` into *done once the value is
+// visible to the host (both in mapped pinned memory), so the host can spin on
+// *done instead of waiting for the kernel to retire (reduce.cu).
+template <class Acc>
+struct RedResult {
+  Acc* value;
+  unsigned* done;
+  unsigned seq;
+};
+
+template <class Acc>
+__device__ __forceinline__ void publish(RedResult<Acc> r, Acc v) {
+  *r.value = v;
+  __threadfence_system();  // the value reaches the host before the flag
+  *static_cast<volatile unsigned*>(r.done) = r.seq;
+}
+
 // Reduces [0, n): vectors of V elements over [head, head + nvec*V) (the
 // pointers are 16-byte aligned there), scalars before and after. `count`
 // must be 0 at launch; the last block resets it. y is unused for sum.
 template <class T, bool kDot, int V>
 __global__ void __launch_bounds__(kRedThreads)
     reduce_kernel(const T* x, const T* y, size_t n, size_t head, size_t nvec, unsigned* count,
-                  AccOf<T>* partial, AccOf<T>* result) {
+                  AccOf<T>* partial, RedResult<AccOf<T>> result) {
   using Acc = AccOf<T>;
   using W = RedVec<T, V>;
   AccAdd<Acc> add;
@@ -129,6 +146,10 @@ __global__ void __launch_bounds__(kRedThreads)
   __shared__ Acc warps[kRedThreads / 32];
   __shared__ bool last;
   t = block_sum(t, warps);
+  if (gridDim.x == 1) {  // small n: no partials, no counter
+    if (threadIdx.x == 0) publish(result, t);
+    return;
+  }
   if (threadIdx.x == 0) {
     partial[blockIdx.x] = t;
     __threadfence();  // the partial is visible before the count says so
@@ -144,8 +165,8 @@ __global__ void __launch_bounds__(kRedThreads)
   }
   s = block_sum(s, warps);
   if (threadIdx.x == 0) {
-    *result = s;
     *count = 0;  // ready for the next launch on this scratch
+    publish(result, s);
   }
 }
 
@@ -163,11 +184,11 @@ size_t red_vector_head(const T* x, const T* y) {
 }
 
 // Enqueues the reduction of n > 0 elements on `stream`; the result lands in
-// *result (device-visible memory). `scratch` is kRedScratchBytes of device
-// memory whose first word is 0.
+// *result.value, then result.seq in *result.done (device-visible memory).
+// `scratch` is kRedScratchBytes of device memory whose first word is 0.
 template <class T, bool kDot>
-cudaError_t launch_reduce(const T* x, const T* y, size_t n, void* scratch, AccOf<T>* result,
-                          int sms, cudaStream_t stream) {
+cudaError_t launch_reduce(const T* x, const T* y, size_t n, void* scratch,
+                          RedResult<AccOf<T>> result, int sms, cudaStream_t stream) {
   constexpr int V = 16 / sizeof(T) > 0 ? static_cast<int>(16 / sizeof(T)) : 1;
   unsigned* count = static_cast<unsigned*>(scratch);
   auto* partial = reinterpret_cast<AccOf<T>*>(static_cast<char*>(scratch) + 256);

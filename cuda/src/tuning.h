@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include <chrono>
+
 namespace cubridge {
 
 // ---- elementwise ------------------------------------------------------------
@@ -46,11 +48,21 @@ constexpr int kRedIlp = 4;                // 16-byte vectors in flight per threa
 constexpr int kRedBlocksPerSm = 8;        // a full wave of 256-thread blocks
 constexpr unsigned kRedMaxBlocks = 4096;  // partials the scratch block holds
 constexpr size_t kRedScratchBytes = 256 + kRedMaxBlocks * 8;  // counter, then partials
+// How long the host spins on a reduction's done flag before it falls back to
+// cudaStreamSynchronize (reduce.cu wait_done): longer than a small reduction
+// takes from launch to result, short enough not to burn a core on long waits.
+constexpr std::chrono::microseconds kRedSpin{100};
 
 // ---- memory -------------------------------------------------------------------
 
 // Alignment of host allocations on the CPU backend (as cudaMalloc's).
 constexpr size_t kAlign = 256;
+
+// CPU backend: blocks of 2^9 .. 2^22 bytes are cached for reuse on free
+// (host_alloc.h), at most kHostCacheMax bytes in all.
+constexpr int kHostCacheMinClassLog2 = 9;
+constexpr int kHostCacheMaxClassLog2 = 22;
+constexpr size_t kHostCacheMax = size_t(64) << 20;
 
 // Cached, unused pinned bytes the pinned-host cache keeps at most.
 constexpr size_t kPinnedCacheMax = size_t(1) << 30;

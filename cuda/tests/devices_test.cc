@@ -166,6 +166,43 @@ TEST(Pool, AllocFreeAndStats) {
   }
 }
 
+// The CPU backend's host blocks: freed ones are cached (reserved, not in use)
+// until empty_cache; a double free and a pointer the library never gave out
+// are refused by name, not passed to free().
+TEST(Pool, CpuBackendCachesHostBlocks) {
+  if (OnCuda()) GTEST_SKIP() << "CPU backend only (this run uses CUDA)";
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK);
+  const cubridge_memory_stats before = Stats(0);
+  void* p = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 3000, -1, nullptr, &p), CUBRIDGE_OK)
+      << cubridge_last_error();
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, p, nullptr), CUBRIDGE_OK);
+  const cubridge_memory_stats cached = Stats(0);
+  EXPECT_EQ(cached.in_use_bytes, before.in_use_bytes);
+  EXPECT_GE(cached.reserved_bytes, before.reserved_bytes + 3000);
+  void* q = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 2900, -1, nullptr, &q), CUBRIDGE_OK);
+  EXPECT_EQ(q, p) << "a block of the same size class is reused";
+  EXPECT_EQ(Stats(0).in_use_bytes, before.in_use_bytes + 2900);
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, q, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, q, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(cubridge_last_error(), "freed already")) << cubridge_last_error();
+  std::vector<char> foreign(4096, 0);
+  EXPECT_EQ(cubridge_free(CUBRIDGE_MEMORY_DEVICE, foreign.data() + 1024),
+            CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(cubridge_last_error(), "not memory of cubridge_malloc"))
+      << cubridge_last_error();
+  // cubridge_malloc memory (not counted) goes through the same blocks.
+  void* r = nullptr;
+  ASSERT_EQ(cubridge_malloc(CUBRIDGE_MEMORY_DEVICE, 5000, &r), CUBRIDGE_OK);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(r) % 256, 0u);
+  EXPECT_EQ(Stats(0).in_use_bytes, before.in_use_bytes);
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, r, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).free_count, cached.free_count + 1);
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).reserved_bytes, Stats(0).in_use_bytes);
+}
+
 TEST(Pool, BadArguments) {
   void* p = reinterpret_cast<void*>(1);
   EXPECT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_HOST, 64, -1, nullptr, &p),

@@ -9,6 +9,9 @@
 #include "errors.h"
 #include "stream.h"
 
+/* Host blocks up to this size are allocated with the GIL held (CPU backend). */
+#define CB_HOLD_GIL_MAX_BYTES (1 << 20)
+
 int cb_array_host_accessible(cb_state* st, const cb_array* self) {
   return !cb_on_cuda(st) || self->kind != CUBRIDGE_MEMORY_DEVICE;
 }
@@ -183,10 +186,16 @@ cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, 
   void* ptr = NULL;
   size_t nbytes = self->nbytes;
   /* Pool hits take well under a microsecond; a miss (cudaMallocAsync growing
-   * the pool, or pinned memory) may take long: the GIL is released. */
-  Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_malloc_async(kind, nbytes, device, stream, &ptr);
-  Py_END_ALLOW_THREADS;
+   * the pool, pinned memory, a large host block) may take long: the GIL is
+   * released, except for small blocks on the CPU backend (a cache hit or a
+   * malloc, cheaper than releasing the GIL). */
+  if (nbytes > CB_HOLD_GIL_MAX_BYTES || cb_on_cuda(st)) {
+    Py_BEGIN_ALLOW_THREADS;
+    status = cubridge_malloc_async(kind, nbytes, device, stream, &ptr);
+    Py_END_ALLOW_THREADS;
+  } else {
+    status = cubridge_malloc_async(kind, nbytes, device, stream, &ptr);
+  }
   if (status != CUBRIDGE_OK) {
     Py_DECREF((PyObject*)self);
     return (cb_array*)cb_raise_status(st, status);

@@ -8,6 +8,7 @@
 #include "dlpack_export.h"
 #include "dtypes.h"
 #include "errors.h"
+#include "result.h"
 
 #define CB_STATE_OR_NULL(self)                                 \
   cb_state* st = cb_state_of_type(Py_TYPE((PyObject*)(self))); \
@@ -188,14 +189,9 @@ static PyGetSetDef cb_array_getset[] = {
 /* ---- methods ---------------------------------------------------------- */
 
 static PyObject* cb_numpy_empty_like(cb_state* st, cb_array* self) {
-  PyObject* np = PyImport_ImportModule("numpy");
-  if (np == NULL) return NULL;
   PyObject* shape = get_shape(self, NULL);
-  PyObject* out =
-      shape ? PyObject_CallMethod(np, "empty", "OO", shape, cb_dtype(st, self->dtype)->name_obj)
-            : NULL;
+  PyObject* out = shape ? cb_numpy_empty(st, shape, self->dtype) : NULL;
   Py_XDECREF(shape);
-  Py_DECREF(np);
   return out;
 }
 

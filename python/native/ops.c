@@ -6,9 +6,29 @@
 #include <string.h>
 
 #include "array.h"
+#include "backend.h"
 #include "call.h"
 #include "checks.h"
 #include "dtypes.h"
+
+/* The ops take positional arguments only (cubridge/_ops.py maps keywords) and
+ * use METH_FASTCALL: no argument tuple is built per call. -1 with the
+ * TypeError PyArg_ParseTuple would raise when nargs is outside [min, max]. */
+static int cb_nargs(const char* fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max) {
+  if (nargs >= min && nargs <= max) return 0;
+  if (min == max) {
+    PyErr_Format(PyExc_TypeError, "%s() takes exactly %zd arguments (%zd given)", fn, min, nargs);
+  } else {
+    PyErr_Format(PyExc_TypeError, "%s() takes from %zd to %zd arguments (%zd given)", fn, min, max,
+                 nargs);
+  }
+  return -1;
+}
+
+typedef PyObject* const* cb_args;
+
+/* Elements up to which a CPU-backend op runs with the GIL held (cb_run). */
+#define CB_HOLD_GIL_MAX_N 4096
 
 /* ---- the C ABI call ---------------------------------------------------- */
 
@@ -43,12 +63,16 @@ static const cb_binary_fn cb_binary_fns[] = {cubridge_add, cubridge_sub, cubridg
 typedef cubridge_status (*cb_reduce_fn)(int, const void*, size_t, void*, cubridge_stream);
 static const cb_reduce_fn cb_reduce_fns[] = {cubridge_sum, NULL, cubridge_min, cubridge_max};
 
-/* Calls the op with the GIL released, on the call's stream and device. */
+/* Calls the op on the call's stream and device. The GIL is released, except
+ * for small arrays on the CPU backend: there releasing and taking it back costs
+ * more than the op (NumPy keeps it below a threshold too). Device work always
+ * releases it: a launch may wait for the queue, a reduction for the GPU. */
 static cubridge_status cb_run(cb_call* c, const cb_op_args* o) {
   cubridge_status status;
   cubridge_stream stream = c->stream;
   cb_call_assume_device(c);
-  Py_BEGIN_ALLOW_THREADS;
+  const int release = o->n > CB_HOLD_GIL_MAX_N || cb_on_cuda(c->st);
+  PyThreadState* saved = release ? PyEval_SaveThread() : NULL;
   if (o->op <= OP_MUL) {
     status = cb_binary_fns[o->op - OP_ADD](o->dtype, o->x, o->y, o->out, o->n, stream);
   } else if (o->op == OP_DIV) {
@@ -66,7 +90,7 @@ static cubridge_status cb_run(cb_call* c, const cb_op_args* o) {
   } else {
     status = cb_reduce_fns[o->op - OP_SUM](o->dtype, o->x, o->n, o->out, stream);
   }
-  Py_END_ALLOW_THREADS;
+  if (release) PyEval_RestoreThread(saved);
   return status;
 }
 
@@ -81,17 +105,15 @@ static int cb_call_pair(cb_call* c, PyObject* a_obj, const char* a_name, PyObjec
 
 /* ---- add, sub, mul, div ----------------------------------------------- */
 
-static PyObject* cb_binary(PyObject* m, int op, PyObject* args) {
-  static const char* const formats[] = {"OOOO:add", "OOOO:sub", "OOOO:mul", "OOOOO:div"};
-  PyObject *a_obj, *b_obj, *out_obj, *stream_obj, *zero_obj;
+static PyObject* cb_binary(PyObject* m, int op, cb_args args, Py_ssize_t nargs) {
+  static const char* const names[] = {"add", "sub", "mul", "div"};
+  const int div = op == OP_DIV;
   double zero_value = 0.0;
-  if (op == OP_DIV) {
-    if (!PyArg_ParseTuple(args, formats[op], &a_obj, &b_obj, &zero_obj, &out_obj, &stream_obj) ||
-        cb_real(zero_obj, "zero_value", &zero_value) < 0)
-      return NULL;
-  } else if (!PyArg_ParseTuple(args, formats[op], &a_obj, &b_obj, &out_obj, &stream_obj)) {
+  if (cb_nargs(names[op], nargs, 4 + div, 4 + div) < 0 ||
+      (div && cb_real(args[2], "zero_value", &zero_value) < 0))
     return NULL;
-  }
+  PyObject *a_obj = args[0], *b_obj = args[1], *out_obj = args[2 + div],
+           *stream_obj = args[3 + div];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
@@ -103,19 +125,25 @@ static PyObject* cb_binary(PyObject* m, int op, PyObject* args) {
   return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
-static PyObject* cb_add(PyObject* m, PyObject* args) { return cb_binary(m, OP_ADD, args); }
-static PyObject* cb_sub(PyObject* m, PyObject* args) { return cb_binary(m, OP_SUB, args); }
-static PyObject* cb_mul(PyObject* m, PyObject* args) { return cb_binary(m, OP_MUL, args); }
-static PyObject* cb_div(PyObject* m, PyObject* args) { return cb_binary(m, OP_DIV, args); }
+static PyObject* cb_add(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  return cb_binary(m, OP_ADD, args, nargs);
+}
+static PyObject* cb_sub(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  return cb_binary(m, OP_SUB, args, nargs);
+}
+static PyObject* cb_mul(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  return cb_binary(m, OP_MUL, args, nargs);
+}
+static PyObject* cb_div(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  return cb_binary(m, OP_DIV, args, nargs);
+}
 
 /* ---- axpy, scale, fill, astype ---------------------------------------- */
 
-static PyObject* cb_axpy(PyObject* m, PyObject* args) {
-  PyObject *alpha_obj, *x_obj, *y_obj, *out_obj, *stream_obj;
+static PyObject* cb_axpy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   double alpha;
-  if (!PyArg_ParseTuple(args, "OOOOO:axpy", &alpha_obj, &x_obj, &y_obj, &out_obj, &stream_obj) ||
-      cb_real(alpha_obj, "alpha", &alpha) < 0)
-    return NULL;
+  if (cb_nargs("axpy", nargs, 5, 5) < 0 || cb_real(args[0], "alpha", &alpha) < 0) return NULL;
+  PyObject *x_obj = args[1], *y_obj = args[2], *out_obj = args[3], *stream_obj = args[4];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
@@ -133,12 +161,10 @@ static PyObject* cb_axpy(PyObject* m, PyObject* args) {
   return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
-static PyObject* cb_scale(PyObject* m, PyObject* args) {
-  PyObject *x_obj, *alpha_obj, *out_obj, *stream_obj;
+static PyObject* cb_scale(PyObject* m, cb_args args, Py_ssize_t nargs) {
   double alpha;
-  if (!PyArg_ParseTuple(args, "OOOO:scale", &x_obj, &alpha_obj, &out_obj, &stream_obj) ||
-      cb_real(alpha_obj, "alpha", &alpha) < 0)
-    return NULL;
+  if (cb_nargs("scale", nargs, 4, 4) < 0 || cb_real(args[1], "alpha", &alpha) < 0) return NULL;
+  PyObject *x_obj = args[0], *out_obj = args[2], *stream_obj = args[3];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
@@ -150,12 +176,10 @@ static PyObject* cb_scale(PyObject* m, PyObject* args) {
   return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
-static PyObject* cb_fill(PyObject* m, PyObject* args) {
-  PyObject *x_obj, *value_obj, *stream_obj;
+static PyObject* cb_fill(PyObject* m, cb_args args, Py_ssize_t nargs) {
   double value;
-  if (!PyArg_ParseTuple(args, "OOO:fill", &x_obj, &value_obj, &stream_obj) ||
-      cb_real(value_obj, "value", &value) < 0)
-    return NULL;
+  if (cb_nargs("fill", nargs, 3, 3) < 0 || cb_real(args[1], "value", &value) < 0) return NULL;
+  PyObject *x_obj = args[0], *stream_obj = args[2];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
@@ -166,10 +190,9 @@ static PyObject* cb_fill(PyObject* m, PyObject* args) {
   return cb_call_end(&c, cb_run(&c, &o), x, NULL);
 }
 
-static PyObject* cb_astype(PyObject* m, PyObject* args) {
-  PyObject *x_obj, *dtype_obj, *out_obj, *stream_obj;
-  if (!PyArg_ParseTuple(args, "OOOO:astype", &x_obj, &dtype_obj, &out_obj, &stream_obj))
-    return NULL;
+static PyObject* cb_astype(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  if (cb_nargs("astype", nargs, 4, 4) < 0) return NULL;
+  PyObject *x_obj = args[0], *dtype_obj = args[1], *out_obj = args[2], *stream_obj = args[3];
   cb_state* st = cb_state_of_module(m);
   int dtype = -1;
   if (dtype_obj != Py_None && (dtype = cb_dtype_from_object(st, dtype_obj, "dtype")) < 0)
@@ -197,10 +220,10 @@ static PyObject* cb_astype(PyObject* m, PyObject* args) {
 
 /* copy(obj, memory, stream, device) -> a new cubridge.Array holding obj's data,
  * on `device` (None: the source's device for device memory, else the current). */
-static PyObject* cb_copy(PyObject* m, PyObject* args) {
-  PyObject *src_obj, *memory_obj, *stream_obj, *device_obj = Py_None;
-  if (!PyArg_ParseTuple(args, "OOO|O:copy", &src_obj, &memory_obj, &stream_obj, &device_obj))
-    return NULL;
+static PyObject* cb_copy(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  if (cb_nargs("copy", nargs, 3, 4) < 0) return NULL;
+  PyObject *src_obj = args[0], *memory_obj = args[1], *stream_obj = args[2];
+  PyObject* device_obj = nargs > 3 ? args[3] : Py_None;
   cb_state* st = cb_state_of_module(m);
   int kind = cb_parse_memory(st, memory_obj);
   if (kind < 0) return NULL;
@@ -221,9 +244,9 @@ static PyObject* cb_copy(PyObject* m, PyObject* args) {
 }
 
 /* copyto(dst, src, stream): dst[...] = src, same dtype and shape. */
-static PyObject* cb_copyto(PyObject* m, PyObject* args) {
-  PyObject *dst_obj, *src_obj, *stream_obj;
-  if (!PyArg_ParseTuple(args, "OOO:copyto", &dst_obj, &src_obj, &stream_obj)) return NULL;
+static PyObject* cb_copyto(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  if (cb_nargs("copyto", nargs, 3, 3) < 0) return NULL;
+  PyObject *dst_obj = args[0], *src_obj = args[1], *stream_obj = args[2];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
@@ -238,13 +261,11 @@ static PyObject* cb_copyto(PyObject* m, PyObject* args) {
 
 /* ---- reductions ------------------------------------------------------- */
 
-static PyObject* cb_reduce(PyObject* m, int op, PyObject* args) {
-  static const char* const formats[] = {"OO:sum", "OOO:dot", "OO:min", "OO:max"};
-  const char* format = formats[op - OP_SUM];
-  PyObject *x_obj, *y_obj = NULL, *stream_obj;
-  if (op == OP_DOT ? !PyArg_ParseTuple(args, format, &x_obj, &y_obj, &stream_obj)
-                   : !PyArg_ParseTuple(args, format, &x_obj, &stream_obj))
-    return NULL;
+static PyObject* cb_reduce(PyObject* m, int op, cb_args args, Py_ssize_t nargs) {
+  static const char* const names[] = {"sum", "dot", "min", "max"};
+  const int dot = op == OP_DOT;
+  if (cb_nargs(names[op - OP_SUM], nargs, 2 + dot, 2 + dot) < 0) return NULL;
+  PyObject *x_obj = args[0], *y_obj = dot ? args[1] : NULL, *stream_obj = args[1 + dot];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
@@ -276,26 +297,37 @@ static PyObject* cb_reduce(PyObject* m, int op, PyObject* args) {
   return cb_call_end(&c, status, NULL, value);
 }
 
-static PyObject* cb_sum(PyObject* m, PyObject* args) { return cb_reduce(m, OP_SUM, args); }
-static PyObject* cb_dot(PyObject* m, PyObject* args) { return cb_reduce(m, OP_DOT, args); }
-static PyObject* cb_min(PyObject* m, PyObject* args) { return cb_reduce(m, OP_MIN, args); }
-static PyObject* cb_max(PyObject* m, PyObject* args) { return cb_reduce(m, OP_MAX, args); }
+static PyObject* cb_sum(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  return cb_reduce(m, OP_SUM, args, nargs);
+}
+static PyObject* cb_dot(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  return cb_reduce(m, OP_DOT, args, nargs);
+}
+static PyObject* cb_min(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  return cb_reduce(m, OP_MIN, args, nargs);
+}
+static PyObject* cb_max(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  return cb_reduce(m, OP_MAX, args, nargs);
+}
+
+/* A METH_FASTCALL entry of a method table. */
+#define CB_FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
 
 static PyMethodDef cb_op_methods[] = {
-    {"add", cb_add, METH_VARARGS, "add(a, b, out, stream)"},
-    {"sub", cb_sub, METH_VARARGS, "sub(a, b, out, stream)"},
-    {"mul", cb_mul, METH_VARARGS, "mul(a, b, out, stream)"},
-    {"div", cb_div, METH_VARARGS, "div(a, b, zero_value, out, stream)"},
-    {"axpy", cb_axpy, METH_VARARGS, "axpy(alpha, x, y, out, stream)"},
-    {"scale", cb_scale, METH_VARARGS, "scale(x, alpha, out, stream)"},
-    {"fill", cb_fill, METH_VARARGS, "fill(x, value, stream)"},
-    {"astype", cb_astype, METH_VARARGS, "astype(x, dtype, out, stream)"},
-    {"copy", cb_copy, METH_VARARGS, "copy(obj, memory, stream, device=None) -> Array"},
-    {"copyto", cb_copyto, METH_VARARGS, "copyto(dst, src, stream) -> dst"},
-    {"sum", cb_sum, METH_VARARGS, "sum(x, stream)"},
-    {"dot", cb_dot, METH_VARARGS, "dot(x, y, stream)"},
-    {"min", cb_min, METH_VARARGS, "min(x, stream)"},
-    {"max", cb_max, METH_VARARGS, "max(x, stream)"},
+    {"add", CB_FASTCALL(cb_add), "add(a, b, out, stream)"},
+    {"sub", CB_FASTCALL(cb_sub), "sub(a, b, out, stream)"},
+    {"mul", CB_FASTCALL(cb_mul), "mul(a, b, out, stream)"},
+    {"div", CB_FASTCALL(cb_div), "div(a, b, zero_value, out, stream)"},
+    {"axpy", CB_FASTCALL(cb_axpy), "axpy(alpha, x, y, out, stream)"},
+    {"scale", CB_FASTCALL(cb_scale), "scale(x, alpha, out, stream)"},
+    {"fill", CB_FASTCALL(cb_fill), "fill(x, value, stream)"},
+    {"astype", CB_FASTCALL(cb_astype), "astype(x, dtype, out, stream)"},
+    {"copy", CB_FASTCALL(cb_copy), "copy(obj, memory, stream, device=None) -> Array"},
+    {"copyto", CB_FASTCALL(cb_copyto), "copyto(dst, src, stream) -> dst"},
+    {"sum", CB_FASTCALL(cb_sum), "sum(x, stream)"},
+    {"dot", CB_FASTCALL(cb_dot), "dot(x, y, stream)"},
+    {"min", CB_FASTCALL(cb_min), "min(x, stream)"},
+    {"max", CB_FASTCALL(cb_max), "max(x, stream)"},
     {NULL, NULL, 0, NULL}};
 
 int cb_ops_init(PyObject* module, cb_state* st) {

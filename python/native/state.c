@@ -131,6 +131,7 @@ int cb_state_traverse(cb_state* st, visitproc visit, void* arg) {
   for (int i = 0; i < CB_MAX_STATUSES; i++) Py_VISIT(st->errors[i]);
   for (int i = 0; i < CB_TYPE_HINTS; i++) Py_VISIT((PyObject*)st->hints[i].type);
   for (int i = 0; i < CB_MAX_DTYPES; i++) Py_VISIT(st->torch_dtypes[i]);
+  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_VISIT(st->numpy_dtypes[i]);
   for (int i = 0; i < CB_TORCH_NAMES; i++) Py_VISIT(st->torch_names[i]);
   Py_VISIT(st->torch_strided);
   return 0;
@@ -145,6 +146,7 @@ void cb_state_clear(cb_state* st) {
   for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->dtypes[i].name_obj);
   for (int i = 0; i < CB_NUM_MEMORY_KINDS; i++) Py_CLEAR(st->memory_names[i]);
   for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->torch_dtypes[i]);
+  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->numpy_dtypes[i]);
   for (int i = 0; i < CB_TORCH_NAMES; i++) Py_CLEAR(st->torch_names[i]);
   Py_CLEAR(st->torch_strided);
   st->torch_ready = 0;

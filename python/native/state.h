@@ -39,6 +39,7 @@ typedef struct cb_state {
   PyObject* memory_names[CB_NUM_MEMORY_KINDS]; /* "host", "device", ... */
   int backend;                                 /* CUBRIDGE_BACKEND_*, -1 until asked (backend.c) */
   PyObject* numpy_empty;                       /* numpy.empty, at first need */
+  PyObject* numpy_dtypes[CB_MAX_DTYPES];       /* numpy.dtype of each, set with it */
   /* interned names */
   PyObject* s_dlpack;
   PyObject* s_dlpack_device;

@@ -39,6 +39,7 @@ struct int4 {
 };
 inline void __syncthreads() {}
 inline void __threadfence() {}
+inline void __threadfence_system() {}
 template <class T>
 T atomicAdd(T* p, T v) {
   T old = *p;
