@@ -1,5 +1,6 @@
 // Persistent worker threads, started on first parallel use, never joined
 // (they sleep on a condition variable; the process may exit at any time).
+#include <sched.h>
 #include <string.h>
 
 #include <algorithm>
@@ -15,11 +16,22 @@
 namespace cubridge {
 namespace {
 
+// CPUs this process may run on: its affinity mask (taskset, a container's
+// cpuset), not the machine's count; more threads than that only take turns.
+int usable_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  unsigned hc = std::thread::hardware_concurrency();
+  return hc == 0 ? 1 : static_cast<int>(hc);
+}
+
 class Pool {
  public:
   Pool() {
-    unsigned hc = std::thread::hardware_concurrency();
-    threads_ = static_cast<int>(std::min(hc == 0 ? 1u : hc, 64u));
+    threads_ = std::min(usable_cpus(), 64);
     try {
       for (int i = 1; i < threads_; ++i) std::thread([this] { worker(); }).detach();
     } catch (...) {

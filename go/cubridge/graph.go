@@ -45,7 +45,7 @@ func (s *Stream) Capture(record func() error) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	recErr := record()
+	recErr := recordOrEnd(s, record)
 	h, sh, err = begin("stream_end_capture", s)
 	if err != nil {
 		return nil, errors.Join(recErr, err)
@@ -61,6 +61,28 @@ func (s *Stream) Capture(record func() error) (*Graph, error) {
 	graph.res.init()
 	graph.cleanup = runtime.AddCleanup(graph, func(g C.cubridge_graph) { C.cubridge_graph_destroy(g) }, g)
 	return graph, nil
+}
+
+// recordOrEnd runs record; if it panics, it ends the capture (dropping the
+// graph) before the panic goes on, so the stream is not left recording.
+func recordOrEnd(s *Stream, record func() error) error {
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		h, sh, err := begin("stream_end_capture", s)
+		if err != nil {
+			return // the stream was closed: nothing is left recording
+		}
+		var g C.cubridge_graph
+		C.cubridge_stream_end_capture(sh, &g)
+		C.cubridge_graph_destroy(g)
+		h.release()
+	}()
+	err := record()
+	done = true
+	return err
 }
 
 func (g *Graph) arg() arg {

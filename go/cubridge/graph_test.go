@@ -96,3 +96,29 @@ func TestGraphRefusesHostWork(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 12.0, sum)
 }
+
+// TestGraphCapturePanicEndsTheCapture: when record panics, the panic reaches
+// the caller and the stream is no longer recording: its next add runs.
+func TestGraphCapturePanicEndsTheCapture(t *testing.T) {
+	if !onCUDA(t) {
+		t.Skip("graphs need the CUDA backend (run on the GPU host)")
+	}
+	s, err := cubridge.NewStream()
+	require.NoError(t, err)
+	defer s.Close()
+	a := newDeviceFrom(t, []float32{1, 2})
+	defer a.Free()
+	assert.PanicsWithValue(t, "record failed", func() {
+		_, _ = s.Capture(func() error {
+			if err := cubridge.AddBuffer(a, a, a, s); err != nil {
+				return err
+			}
+			panic("record failed")
+		})
+	})
+	require.NoError(t, cubridge.AddBuffer(a, a, a, s))
+	require.NoError(t, s.Synchronize())
+	got := make([]float32, 2)
+	require.NoError(t, a.CopyTo(got))
+	assert.Equal(t, []float32{2, 4}, got, "the recorded add was dropped, the next one ran")
+}
