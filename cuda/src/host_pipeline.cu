@@ -1,10 +1,13 @@
-// Staging sets for the pipelined host path: created lazily, never freed
-// (they are reused by every later host-array call).
+// Staging sets for the pipelined host path: created lazily and kept for later
+// host-array calls; their buffers come from the library's pools (pinned cache,
+// device pool), so memory_stats counts them as reserved and empty_cache (or an
+// allocation that runs out of device memory) gives idle sets back.
 #include <mutex>
 #include <new>
 #include <vector>
 
 #include "host_pipeline.h"
+#include "pool.h"
 #include "status.h"
 
 namespace cubridge {
@@ -13,12 +16,14 @@ namespace {
 std::mutex g_mu;
 std::vector<StagingSet*>* g_sets = nullptr;  // leaked on purpose
 
+// Returns the set's buffers to the pools once its streams are done with them,
+// then frees the rest. Runs with s->device current.
 void destroy(StagingSet* s) {
   for (int i = 0; i < kSlots; ++i) {
     StagingSlot& sl = s->slot[i];
     for (int b = 0; b < kSlotBuffers; ++b) {
-      if (sl.host[b]) cudaFreeHost(sl.host[b]);
-      if (sl.dev[b]) cudaFree(sl.dev[b]);
+      if (sl.host[b]) (void)pinned_free("staging", sl.host[b], kChunkBytes, sl.stream);
+      scratch_free(sl.dev[b], sl.stream);
     }
     if (sl.done) cudaEventDestroy(sl.done);
     if (sl.stream) cudaStreamDestroy(sl.stream);
@@ -41,18 +46,22 @@ cubridge_status create(const char* fn, int device, StagingSet** out) {
     if (err != cudaSuccess) break;
     what = "cudaEventCreateWithFlags";
     err = cudaEventCreateWithFlags(&sl.done, cudaEventDisableTiming);
-    for (int b = 0; b < kSlotBuffers && err == cudaSuccess; ++b) {
-      what = "cudaMallocHost (staging buffer)";
-      err = cudaMallocHost(&sl.host[b], kChunkBytes);
-      if (err != cudaSuccess) break;
-      what = "cudaMalloc (staging buffer)";
-      err = cudaMalloc(&sl.dev[b], kChunkBytes);
-    }
   }
   if (err != cudaSuccess) {
     cubridge_status st = fail_cuda(err, fn, what);
     destroy(s);
     return st;
+  }
+  for (int i = 0; i < kSlots; ++i) {
+    StagingSlot& sl = s->slot[i];
+    for (int b = 0; b < kSlotBuffers; ++b) {
+      cubridge_status st = pinned_alloc(fn, kChunkBytes, &sl.host[b]);
+      if (st == CUBRIDGE_OK) st = scratch_alloc(fn, kChunkBytes, sl.stream, &sl.dev[b]);
+      if (st != CUBRIDGE_OK) {
+        destroy(s);
+        return st;
+      }
+    }
   }
   *out = s;
   return CUBRIDGE_OK;
@@ -92,6 +101,29 @@ cubridge_status acquire_staging(const char* fn, StagingSet** set) {
 void release_staging(StagingSet* set) {
   std::lock_guard<std::mutex> lk(g_mu);
   set->in_use = false;
+}
+
+void trim_staging(int device) {
+  std::vector<StagingSet*> idle;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_sets) return;
+    auto& v = *g_sets;
+    for (size_t i = 0; i < v.size();) {
+      if (!v[i]->in_use && v[i]->device == device) {
+        try {
+          idle.push_back(v[i]);
+        } catch (...) {
+          break;  // keep the rest cached
+        }
+        v[i] = v.back();
+        v.pop_back();
+      } else {
+        ++i;
+      }
+    }
+  }
+  for (StagingSet* s : idle) destroy(s);
 }
 
 }  // namespace cubridge

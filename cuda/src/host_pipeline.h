@@ -1,4 +1,4 @@
-// Cached pinned staging buffers and streams for the pipelined host path:
+// Pinned staging buffers and streams for the pipelined host path:
 // host arrays are copied in chunks through pinned memory on kSlots streams so
 // that the host copies, PCIe transfers and kernels of different chunks overlap.
 #ifndef CUBRIDGE_SRC_HOST_PIPELINE_H_
@@ -29,6 +29,9 @@ struct StagingSet {
 // for later calls (one per concurrent caller). Give it back with release.
 cubridge_status acquire_staging(const char* fn, StagingSet** set);
 void release_staging(StagingSet* set);
+// Gives the buffers of `device`'s idle sets back to the pools (the pinned
+// cache, the device pool). Runs with `device` current.
+void trim_staging(int device);
 
 }  // namespace cubridge
 

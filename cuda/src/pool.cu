@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "devices.h"
 #include "host_alloc.h"
+#include "host_pipeline.h"
 #include "pointers.h"
 #include "pool.h"
 #include "status.h"
@@ -125,6 +126,7 @@ cubridge_status device_alloc(const char* fn, int device, size_t bytes, cudaStrea
       return st;
     }
     (void)cudaGetLastError();
+    trim_staging(device);
     trim_device(device);
     trim_pinned(false);
   }
@@ -489,6 +491,7 @@ CUBRIDGE_API cubridge_status cubridge_empty_cache(int device) {
     if (!g_pools[d].used.load()) continue;  // never allocated there: nothing cached
     DeviceGuard guard;
     CUBRIDGE_TRY(guard.enter(fn, d));
+    trim_staging(d);
     trim_device(d);
   }
   trim_pinned(true);

@@ -3,6 +3,7 @@
 // device, cubridge_stream_wait_event and cubridge_assume_device. Runs on both
 // backends; the parts that need two GPUs skip with the reason when there are
 // fewer.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -201,6 +202,28 @@ TEST(Pool, CpuBackendCachesHostBlocks) {
   EXPECT_EQ(Stats(0).free_count, cached.free_count + 1);
   ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK);
   EXPECT_EQ(Stats(0).reserved_bytes, Stats(0).in_use_bytes);
+}
+
+// The host-array pipeline stages through the pools: its buffers show up as
+// reserved device memory, and empty_cache gives an idle staging set back.
+TEST(Pool, HostStagingComesFromThePools) {
+  if (!OnCuda()) GTEST_SKIP() << "needs a GPU: host arrays run on CPU threads on the CPU backend";
+  const size_t n = size_t(1) << 20;  // 4 MiB per array: past the inline size, so staged
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), out(n, 0.0f);
+  auto add = [&] {
+    std::fill(out.begin(), out.end(), 0.0f);
+    ASSERT_EQ(cubridge_add(CUBRIDGE_FLOAT32, a.data(), b.data(), out.data(), n, nullptr),
+              CUBRIDGE_OK)
+        << cubridge_last_error();
+    EXPECT_EQ(out[0], 3.0f);
+    EXPECT_EQ(out[n - 1], 3.0f);
+  };
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK);
+  add();
+  EXPECT_GE(Stats(0).reserved_bytes, uint64_t(9) << 22) << "3 slots x 3 buffers of 4 MiB";
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).reserved_bytes, 0u) << "the idle staging set went back to the pool";
+  add();  // a new set
 }
 
 TEST(Pool, BadArguments) {
