@@ -119,6 +119,13 @@ Pool* pool() {
 
 }  // namespace
 
+#if defined(__x86_64__) && !defined(__AVX2__)
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
 void parallel_for(size_t n, size_t grain, void (*fn)(void*, size_t, size_t), void* ctx) {
   if (n == 0) return;
   if (grain == 0) grain = 1;

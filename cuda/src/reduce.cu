@@ -36,7 +36,10 @@ cubridge_status cpu_blocks(const char* fn, size_t n, Part init, PartFn part, Mer
                            Part* out) {
   const size_t nblocks = (n + kCpuReduceBlock - 1) / kCpuReduceBlock;
   if (nblocks <= 1) {
-    *out = merge(init, part(0, n));
+    Part r = init;
+    auto one = [&](size_t begin, size_t end) { r = merge(r, part(begin, end)); };
+    run_best(one, 0, n);
+    *out = r;
     return CUBRIDGE_OK;
   }
   std::vector<Part> partial;

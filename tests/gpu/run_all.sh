@@ -3,7 +3,8 @@
 # Go or network there). Usage, from the repository root on that host:
 #   tests/gpu/run_all.sh ARTIFACTS_DIR OUT_DIR
 # ARTIFACTS_DIR holds what tests/gpu/collect.sh gathered here; every log goes to OUT_DIR.
-# BENCH=1 also runs bench/bench.py and the Go benchmark (results in OUT_DIR).
+# BENCH=1 also runs bench/bench.py (CUDA, then the CPU backend on two cores) and the
+# Go benchmark (results in OUT_DIR).
 # A CUDA 12 bundle (BUILD_FLAGS="--config=ci --@cubridge//toolchains/cuda:version=12"
 # tests/gpu/collect.sh DIR) runs the same steps; cuda_version checks that the wheel's
 # name (cubridge_cu12 / cubridge_cu13), the library and the driver agree.
@@ -39,5 +40,9 @@ if [[ "${BENCH:-0}" == 1 ]]; then
   step bench_py "${limit}" env PYTHONPATH="${pkg}" python3 bench/bench.py --out "${out}"
   step bench_go "${limit}" "${art}/gobench" -out "${out}/gobench.json"
   step bench_cxx "${limit}" env CUBRIDGE_BACKEND=cuda "${art}/cubridge_bench"
+  # The CPU backend beside NumPy on two cores (taskset), as on the build
+  # machines: the "CPU backend (2 cores, idle)" rows, on an idle host.
+  step bench_cpu "${limit}" env CUBRIDGE_BACKEND=cpu PYTHONPATH="${pkg}" taskset -c 0,1 \
+    python3 bench/bench.py --libs cubridge,numpy --out "${out}/cpu"
 fi
 echo "gpu host: ${pass} passed, ${fail} failed"
