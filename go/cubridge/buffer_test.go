@@ -166,23 +166,7 @@ func testBufferOps[T cubridge.Number](t *testing.T) {
 		mx, err := cubridge.MaxBuffer(ab, stream)
 		require.NoError(t, err)
 		assert.Equal(t, refMinMax(a, true), mx)
-		if isFloat[T]() {
-			want, _ := refSumAny(a, nil)
-			got, err := floatReduce("sum", "buffers", a, b, ab, bb)
-			require.NoError(t, err)
-			assert.Equal(t, want, got)
-			want, _ = refSumAny(a, b)
-			got, err = floatReduce("dot", "buffers", a, b, ab, bb)
-			require.NoError(t, err)
-			assert.Equal(t, want, got)
-		} else {
-			got, err := intReduce("sum", "buffers", a, b, ab, bb)
-			require.NoError(t, err)
-			assert.Equal(t, refSumIntAny(a, nil), got)
-			got, err = intReduce("dot", "buffers", a, b, ab, bb)
-			require.NoError(t, err)
-			assert.Equal(t, refSumIntAny(a, b), got)
-		}
+		assertSumDot(t, "buffers", a, b, ab, bb, "buffers")
 	}
 }
 
