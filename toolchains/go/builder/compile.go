@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"go/build"
 	"os"
@@ -18,8 +17,7 @@ type compileFlags struct {
 
 func parseCompileFlags(name string, args []string) (*compileFlags, error) {
 	f := &compileFlags{}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	f.sdkFlags.register(fs)
+	fs := f.sdkFlags.flagSet(name)
 	fs.StringVar(&f.importpath, "importpath", "", "import path of the package")
 	fs.StringVar(&f.out, "o", "", "output: export data for the compilers of dependent packages")
 	fs.StringVar(&f.linkobj, "linkobj", "", "output: the archive for the linker")

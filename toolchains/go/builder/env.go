@@ -26,10 +26,14 @@ type sdkFlags struct {
 	race, asan bool
 }
 
-func (f *sdkFlags) register(fs *flag.FlagSet) {
+// flagSet is the flag set of the builder command name, with the SDK's flags
+// registered into f; the command adds its own.
+func (f *sdkFlags) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&f.goroot, "goroot", "", "GOROOT, relative to the execution root")
 	fs.BoolVar(&f.race, "race", false, "race detector")
 	fs.BoolVar(&f.asan, "asan", false, "address sanitizer")
+	return fs
 }
 
 // instrumentation is "race" and "asan" as set: the build tags, and with a

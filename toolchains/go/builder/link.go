@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 )
@@ -10,9 +9,8 @@ import (
 // one action; the C/C++ libraries of cdeps are passed once to the external
 // linker (alwayslink ones between --whole-archive and --no-whole-archive).
 func runLink(args []string) error {
-	fs := flag.NewFlagSet("link", flag.ContinueOnError)
 	var sf sdkFlags
-	sf.register(fs)
+	fs := sf.flagSet("link")
 	out := fs.String("o", "", "output binary")
 	mainArc := fs.String("main", "", "the archive of package main")
 	stdlib := fs.String("stdlib", "", "directory of the standard library archives")

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,9 +14,8 @@ import (
 // build cache and copies each package's archive to DIR/<importpath>.a. The
 // archives are built with -trimpath, so they are the same in every output base.
 func runStdlib(args []string) error {
-	fs := flag.NewFlagSet("stdlib", flag.ContinueOnError)
 	var sf sdkFlags
-	sf.register(fs)
+	fs := sf.flagSet("stdlib")
 	out := fs.String("o", "", "output directory")
 	if err := fs.Parse(args); err != nil {
 		return err
