@@ -114,9 +114,7 @@ func TestBufferOps(t *testing.T) {
 }
 
 func testBufferOps[T cubridge.Number](t *testing.T) {
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := newStream(t)
 	for _, stream := range []*cubridge.Stream{nil, s} {
 		n := 10_007
 		a, b := sample[T](n, 1), sample[T](n, 2)
@@ -171,9 +169,7 @@ func testBufferOps[T cubridge.Number](t *testing.T) {
 }
 
 func TestBufferStreamReductions(t *testing.T) {
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := newStream(t)
 	x := newDeviceFrom(t, []float64{1, 2, 3})
 	sum, err := cubridge.SumBuffer(x, s)
 	require.NoError(t, err)
@@ -206,9 +202,7 @@ func TestCopyBetweenKinds(t *testing.T) {
 	dev, err := cubridge.NewDevice[int32](4)
 	require.NoError(t, err)
 	defer dev.Free()
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := newStream(t)
 
 	require.NoError(t, pinned.CopyFrom(in))
 	require.NoError(t, cubridge.Copy(dev, pinned, s))

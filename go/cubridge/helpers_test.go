@@ -155,6 +155,24 @@ func newDeviceFrom[T cubridge.Number](t testing.TB, s []T) *cubridge.Buffer[T] {
 	return b
 }
 
+// newStream returns a new stream, closed at the end of the test.
+func newStream(t testing.TB) *cubridge.Stream {
+	t.Helper()
+	s, err := cubridge.NewStream()
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// newEvent returns a new event, closed at the end of the test.
+func newEvent(t testing.TB) *cubridge.Event {
+	t.Helper()
+	e, err := cubridge.NewEvent()
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
 // withBuffers copies each slice to a device buffer, runs f on the buffers,
 // and copies every buffer back into its slice.
 func withBuffers[T cubridge.Number](t testing.TB, slices [][]T, f func([]*cubridge.Buffer[T]) error) {
