@@ -114,7 +114,7 @@ func TestBufferOps(t *testing.T) {
 }
 
 func testBufferOps[T cubridge.Number](t *testing.T) {
-	s := newStream(t)
+	s := openForTest(t, cubridge.NewStream)
 	for _, stream := range []*cubridge.Stream{nil, s} {
 		n := 10_007
 		a, b := sample[T](n, 1), sample[T](n, 2)
@@ -169,7 +169,7 @@ func testBufferOps[T cubridge.Number](t *testing.T) {
 }
 
 func TestBufferStreamReductions(t *testing.T) {
-	s := newStream(t)
+	s := openForTest(t, cubridge.NewStream)
 	x := newDeviceFrom(t, []float64{1, 2, 3})
 	sum, err := cubridge.SumBuffer(x, s)
 	require.NoError(t, err)
@@ -202,7 +202,7 @@ func TestCopyBetweenKinds(t *testing.T) {
 	dev, err := cubridge.NewDevice[int32](4)
 	require.NoError(t, err)
 	defer dev.Free()
-	s := newStream(t)
+	s := openForTest(t, cubridge.NewStream)
 
 	require.NoError(t, pinned.CopyFrom(in))
 	require.NoError(t, cubridge.Copy(dev, pinned, s))

@@ -155,22 +155,14 @@ func newDeviceFrom[T cubridge.Number](t testing.TB, s []T) *cubridge.Buffer[T] {
 	return b
 }
 
-// newStream returns a new stream, closed at the end of the test.
-func newStream(t testing.TB) *cubridge.Stream {
+// openForTest returns what open makes (cubridge.NewStream, cubridge.NewEvent),
+// closed at the end of the test.
+func openForTest[R interface{ Close() error }](t testing.TB, open func() (R, error)) R {
 	t.Helper()
-	s, err := cubridge.NewStream()
+	r, err := open()
 	require.NoError(t, err)
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// newEvent returns a new event, closed at the end of the test.
-func newEvent(t testing.TB) *cubridge.Event {
-	t.Helper()
-	e, err := cubridge.NewEvent()
-	require.NoError(t, err)
-	t.Cleanup(func() { e.Close() })
-	return e
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 // withBuffers copies each slice to a device buffer, runs f on the buffers,

@@ -31,7 +31,8 @@ func TestStreamLifecycle(t *testing.T) {
 }
 
 func TestEvents(t *testing.T) {
-	s, start, end := newStream(t), newEvent(t), newEvent(t)
+	s := openForTest(t, cubridge.NewStream)
+	start, end := openForTest(t, cubridge.NewEvent), openForTest(t, cubridge.NewEvent)
 
 	x, err := cubridge.NewDevice[float32](1 << 20)
 	require.NoError(t, err)
@@ -76,7 +77,7 @@ func TestStreamFromHandle(t *testing.T) {
 }
 
 func TestElapsedNeedsRecordedEvents(t *testing.T) {
-	a, b := newEvent(t), newEvent(t)
+	a, b := openForTest(t, cubridge.NewEvent), openForTest(t, cubridge.NewEvent)
 	_, err := cubridge.Elapsed(a, b)
 	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
 	assert.ErrorContains(t, err, "never recorded")
