@@ -1,6 +1,6 @@
-"""Shared test helpers: the cross-language test vectors (tests/vectors/*.txt), the
-fixtures `cai_only` (a wrapper that exports only __cuda_array_interface__) and `child`
-(runs code in a new interpreter), and `gpu_libraries` for the GPU-only modules.
+"""Shared test helpers: the cross-language test vectors (tests/vectors/*.txt), and
+the fixtures `cai_only` (a wrapper that exports only __cuda_array_interface__)
+and `child` (runs code in a new interpreter).
 
 The directory is $CUBRIDGE_VECTORS_DIR, else tests/vectors under the current directory,
 else tests/vectors under the repository root found by walking up from this file.
@@ -140,18 +140,3 @@ def cai_only() -> type:
 def child_fixture() -> Callable[..., subprocess.CompletedProcess]:
     """child(code, timeout=300, **env): `code` in a new interpreter (see child)."""
     return child
-
-
-def gpu_libraries() -> tuple[Any, Any]:
-    """For a GPU test module, called as it is imported: skips the whole module unless
-    cubridge runs its CUDA backend and CuPy and torch import; returns (cupy, torch)."""
-    import cubridge
-
-    if cubridge.backend() != "cuda":
-        pytest.skip(
-            f"no GPU: cubridge runs its {cubridge.backend()} backend",
-            allow_module_level=True,
-        )
-    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
-    torch = pytest.importorskip("torch", reason="torch is not installed")
-    return cupy, torch

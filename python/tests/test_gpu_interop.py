@@ -14,9 +14,15 @@ import numpy as np
 import pytest
 
 import cubridge
-from conftest import gpu_libraries
 
-cupy, torch = gpu_libraries()
+if cubridge.backend() != "cuda":
+    pytest.skip(
+        f"no GPU: cubridge runs its {cubridge.backend()} backend",
+        allow_module_level=True,
+    )
+
+cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+torch = pytest.importorskip("torch", reason="torch is not installed")
 if not torch.cuda.is_available():
     pytest.skip("torch sees no CUDA device", allow_module_level=True)
 
