@@ -324,6 +324,34 @@ TEST(Convert, SaturatesAndNaNToZero) {
 
 // ---- reductions -------------------------------------------------------------------
 
+// ExpectSumDot: cubridge_sum of bx (holding x) and cubridge_dot of bx and by (holding y)
+// equal the host's sums exactly: wrapping int64 for integer dtypes, double for the others
+// (the Gen samples are quarters, so their double sums are exact).
+template <class S>
+void ExpectSumDot(Buffer& bx, Buffer& by, const std::vector<S>& x, const std::vector<S>& y,
+                  const std::string& what) {
+  const int dt = TypeInfo<S>::dtype;
+  const size_t n = x.size();
+  using Acc = std::conditional_t<IsInt<S>(), int64_t, double>;
+  Acc s = 0, d = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (IsInt<S>()) {
+      s = static_cast<int64_t>(static_cast<uint64_t>(s) + static_cast<uint64_t>(int64_t{x[i]}));
+      d = static_cast<int64_t>(static_cast<uint64_t>(d) + static_cast<uint64_t>(int64_t{x[i]}) *
+                                                              static_cast<uint64_t>(int64_t{y[i]}));
+    } else {
+      s += AsDouble(x[i]);
+      d += AsDouble(x[i]) * AsDouble(y[i]);
+    }
+  }
+  Acc got = 1;
+  ASSERT_EQ(cubridge_sum(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(got, s) << "sum " << what;
+  ASSERT_EQ(cubridge_dot(dt, bx.get(), by.get(), n, &got, nullptr), CUBRIDGE_OK)
+      << cubridge_last_error();
+  EXPECT_EQ(got, d) << "dot " << what;
+}
+
 template <class S>
 void RunReductions(size_t n, Mem mem, size_t off) {
   const int dt = TypeInfo<S>::dtype;
@@ -334,34 +362,8 @@ void RunReductions(size_t n, Mem mem, size_t off) {
   Buffer bx(mem, bytes, ob), by(mem, bytes, ob);
   bx.Upload(x.data(), bytes);
   by.Upload(y.data(), bytes);
-  if constexpr (IsInt<S>()) {
-    ASSERT_EQ(cubridge_sum_dtype(dt), CUBRIDGE_INT64);
-    uint64_t s = 0, d = 0;
-    for (size_t i = 0; i < n; ++i) {
-      s += static_cast<uint64_t>(static_cast<int64_t>(x[i]));
-      d += static_cast<uint64_t>(static_cast<int64_t>(x[i])) *
-           static_cast<uint64_t>(static_cast<int64_t>(y[i]));
-    }
-    int64_t got = 1;
-    ASSERT_EQ(cubridge_sum(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
-    EXPECT_EQ(got, static_cast<int64_t>(s)) << "sum " << what;
-    ASSERT_EQ(cubridge_dot(dt, bx.get(), by.get(), n, &got, nullptr), CUBRIDGE_OK)
-        << cubridge_last_error();
-    EXPECT_EQ(got, static_cast<int64_t>(d)) << "dot " << what;
-  } else {
-    ASSERT_EQ(cubridge_sum_dtype(dt), CUBRIDGE_FLOAT64);
-    double s = 0, d = 0;  // exact: quarters, small n
-    for (size_t i = 0; i < n; ++i) {
-      s += AsDouble(x[i]);
-      d += AsDouble(x[i]) * AsDouble(y[i]);
-    }
-    double got = 1;
-    ASSERT_EQ(cubridge_sum(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
-    EXPECT_EQ(got, s) << "sum " << what;
-    ASSERT_EQ(cubridge_dot(dt, bx.get(), by.get(), n, &got, nullptr), CUBRIDGE_OK)
-        << cubridge_last_error();
-    EXPECT_EQ(got, d) << "dot " << what;
-  }
+  ASSERT_EQ(cubridge_sum_dtype(dt), IsInt<S>() ? CUBRIDGE_INT64 : CUBRIDGE_FLOAT64);
+  ASSERT_NO_FATAL_FAILURE(ExpectSumDot(bx, by, x, y, what));
   if (n == 0) {
     S r;
     EXPECT_EQ(cubridge_min(dt, bx.get(), n, &r, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
@@ -400,7 +402,6 @@ TEST(Reduce, AllDtypesSizesPlacements) {
 // past one wave of blocks (the grid-stride loop), exact against the host.
 template <class S>
 void RunSumDotPlacements(size_t n, size_t xoff, size_t yoff) {
-  const int dt = TypeInfo<S>::dtype;
   const size_t bytes = n * sizeof(S);
   std::vector<S> x = Gen<S>(n, 7 + n), y = Gen<S>(n, 8 + n);
   Buffer bx(Mem::kDevice, bytes, xoff * sizeof(S)), by(Mem::kDevice, bytes, yoff * sizeof(S));
@@ -408,24 +409,7 @@ void RunSumDotPlacements(size_t n, size_t xoff, size_t yoff) {
   by.Upload(y.data(), bytes);
   std::string what = std::string(Name<S>()) + " n=" + std::to_string(n) +
                      " offsets=" + std::to_string(xoff) + "," + std::to_string(yoff);
-  using Acc = std::conditional_t<IsInt<S>(), int64_t, double>;
-  Acc s = 0, d = 0;  // exact: quarters (floats) or wrapping int64
-  for (size_t i = 0; i < n; ++i) {
-    if constexpr (IsInt<S>()) {
-      s = static_cast<int64_t>(static_cast<uint64_t>(s) + static_cast<uint64_t>(int64_t{x[i]}));
-      d = static_cast<int64_t>(static_cast<uint64_t>(d) + static_cast<uint64_t>(int64_t{x[i]}) *
-                                                              static_cast<uint64_t>(int64_t{y[i]}));
-    } else {
-      s += AsDouble(x[i]);
-      d += AsDouble(x[i]) * AsDouble(y[i]);
-    }
-  }
-  Acc got = 1;
-  ASSERT_EQ(cubridge_sum(dt, bx.get(), n, &got, nullptr), CUBRIDGE_OK) << cubridge_last_error();
-  EXPECT_EQ(got, s) << "sum " << what;
-  ASSERT_EQ(cubridge_dot(dt, bx.get(), by.get(), n, &got, nullptr), CUBRIDGE_OK)
-      << cubridge_last_error();
-  EXPECT_EQ(got, d) << "dot " << what;
+  ExpectSumDot(bx, by, x, y, what);
 }
 
 TEST(Reduce, DeviceAlignmentsAndManyBlocks) {

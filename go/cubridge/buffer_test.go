@@ -114,9 +114,7 @@ func TestBufferOps(t *testing.T) {
 }
 
 func testBufferOps[T cubridge.Number](t *testing.T) {
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := openForTest(t, cubridge.NewStream)
 	for _, stream := range []*cubridge.Stream{nil, s} {
 		n := 10_007
 		a, b := sample[T](n, 1), sample[T](n, 2)
@@ -166,30 +164,12 @@ func testBufferOps[T cubridge.Number](t *testing.T) {
 		mx, err := cubridge.MaxBuffer(ab, stream)
 		require.NoError(t, err)
 		assert.Equal(t, refMinMax(a, true), mx)
-		if isFloat[T]() {
-			want, _ := refSumAny(a, nil)
-			got, err := floatReduce("sum", "buffers", a, b, ab, bb)
-			require.NoError(t, err)
-			assert.Equal(t, want, got)
-			want, _ = refSumAny(a, b)
-			got, err = floatReduce("dot", "buffers", a, b, ab, bb)
-			require.NoError(t, err)
-			assert.Equal(t, want, got)
-		} else {
-			got, err := intReduce("sum", "buffers", a, b, ab, bb)
-			require.NoError(t, err)
-			assert.Equal(t, refSumIntAny(a, nil), got)
-			got, err = intReduce("dot", "buffers", a, b, ab, bb)
-			require.NoError(t, err)
-			assert.Equal(t, refSumIntAny(a, b), got)
-		}
+		assertSumDot(t, "buffers", a, b, ab, bb, "buffers")
 	}
 }
 
 func TestBufferStreamReductions(t *testing.T) {
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := openForTest(t, cubridge.NewStream)
 	x := newDeviceFrom(t, []float64{1, 2, 3})
 	sum, err := cubridge.SumBuffer(x, s)
 	require.NoError(t, err)
@@ -222,9 +202,7 @@ func TestCopyBetweenKinds(t *testing.T) {
 	dev, err := cubridge.NewDevice[int32](4)
 	require.NoError(t, err)
 	defer dev.Free()
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := openForTest(t, cubridge.NewStream)
 
 	require.NoError(t, pinned.CopyFrom(in))
 	require.NoError(t, cubridge.Copy(dev, pinned, s))

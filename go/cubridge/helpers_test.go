@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubridge/cubridge/go/cubridge"
@@ -103,6 +104,46 @@ func intReduceOf[T cubridge.Integer](op, path string, x, y []T, xb, yb *cubridge
 	panic(op + "/" + path)
 }
 
+// assertSumDot asserts that sum(x) and dot(x, y) through path ("slices" or
+// "buffers"; xb and yb hold x and y) equal the reference exactly: float64
+// for a float T, int64 for an integer T. what names the case in messages.
+func assertSumDot[T cubridge.Number](t *testing.T, path string, x, y []T, xb, yb *cubridge.Buffer[T], what string) {
+	t.Helper()
+	for _, op := range []string{"sum", "dot"} {
+		var refY []T // dot's y; nil: the sum
+		if op == "dot" {
+			refY = y
+		}
+		var got any
+		var err error
+		if isFloat[T]() {
+			got, err = floatReduce(op, path, x, y, xb, yb)
+		} else {
+			got, err = intReduce(op, path, x, y, xb, yb)
+		}
+		require.NoError(t, err, "%s %s", op, what)
+		assert.Equal(t, refSumDot(x, refY), got, "%s %s", op, what)
+	}
+}
+
+// refSumDot is the reference sum of x (y nil) or of x[i]*y[i]: refSum's
+// float64 for a float T, refSumInt's int64 for an integer T.
+func refSumDot[T cubridge.Number](x, y []T) any {
+	switch xs := any(x).(type) {
+	case []float32:
+		sum, _ := refSum(xs, any(y).([]float32))
+		return sum
+	case []float64:
+		sum, _ := refSum(xs, any(y).([]float64))
+		return sum
+	case []int32:
+		return refSumInt(xs, any(y).([]int32))
+	case []int64:
+		return refSumInt(xs, any(y).([]int64))
+	}
+	panic(fmt.Sprintf("refSumDot: %T", x))
+}
+
 // newDeviceFrom returns a device buffer holding a copy of s, freed at the
 // end of the test.
 func newDeviceFrom[T cubridge.Number](t testing.TB, s []T) *cubridge.Buffer[T] {
@@ -112,6 +153,16 @@ func newDeviceFrom[T cubridge.Number](t testing.TB, s []T) *cubridge.Buffer[T] {
 	t.Cleanup(func() { require.NoError(t, b.Free()) })
 	require.NoError(t, b.CopyFrom(s))
 	return b
+}
+
+// openForTest returns what open makes (cubridge.NewStream, cubridge.NewEvent),
+// closed at the end of the test.
+func openForTest[R interface{ Close() error }](t testing.TB, open func() (R, error)) R {
+	t.Helper()
+	r, err := open()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 // withBuffers copies each slice to a device buffer, runs f on the buffers,

@@ -3,6 +3,7 @@ package cubridge_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -203,48 +204,8 @@ func testHostReductions[T cubridge.Number](t *testing.T) {
 		assert.Equal(t, refMinMax(x, true), mx, "max n=%d", n)
 
 		// The samples are small integers and quarters: every sum is exact.
-		if isFloat[T]() {
-			s, err := floatReduce("sum", "slices", x, nil, nil, nil)
-			require.NoError(t, err)
-			want, _ := refSumAny(x, nil)
-			assert.Equal(t, want, s, "sum n=%d", n)
-			d, err := floatReduce("dot", "slices", x, y, nil, nil)
-			require.NoError(t, err)
-			want, _ = refSumAny(x, y)
-			assert.Equal(t, want, d, "dot n=%d", n)
-		} else {
-			s, err := intReduce("sum", "slices", x, nil, nil, nil)
-			require.NoError(t, err)
-			assert.Equal(t, refSumIntAny(x, nil), s, "sum n=%d", n)
-			d, err := intReduce("dot", "slices", x, y, nil, nil)
-			require.NoError(t, err)
-			assert.Equal(t, refSumIntAny(x, y), d, "dot n=%d", n)
-		}
+		assertSumDot(t, "slices", x, y, nil, nil, fmt.Sprintf("n=%d", n))
 	}
-}
-
-func refSumAny[T cubridge.Number](x, y []T) (float64, float64) {
-	switch xs := any(x).(type) {
-	case []float32:
-		ys, _ := any(y).([]float32)
-		return refSum(xs, ys)
-	case []float64:
-		ys, _ := any(y).([]float64)
-		return refSum(xs, ys)
-	}
-	panic("refSumAny")
-}
-
-func refSumIntAny[T cubridge.Number](x, y []T) int64 {
-	switch xs := any(x).(type) {
-	case []int32:
-		ys, _ := any(y).([]int32)
-		return refSumInt(xs, ys)
-	case []int64:
-		ys, _ := any(y).([]int64)
-		return refSumInt(xs, ys)
-	}
-	panic("refSumIntAny")
 }
 
 func TestHostMinMaxNaN(t *testing.T) {

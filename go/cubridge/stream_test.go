@@ -31,15 +31,8 @@ func TestStreamLifecycle(t *testing.T) {
 }
 
 func TestEvents(t *testing.T) {
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
-	start, err := cubridge.NewEvent()
-	require.NoError(t, err)
-	defer start.Close()
-	end, err := cubridge.NewEvent()
-	require.NoError(t, err)
-	defer end.Close()
+	s := openForTest(t, cubridge.NewStream)
+	start, end := openForTest(t, cubridge.NewEvent), openForTest(t, cubridge.NewEvent)
 
 	x, err := cubridge.NewDevice[float32](1 << 20)
 	require.NoError(t, err)
@@ -84,13 +77,8 @@ func TestStreamFromHandle(t *testing.T) {
 }
 
 func TestElapsedNeedsRecordedEvents(t *testing.T) {
-	a, err := cubridge.NewEvent()
-	require.NoError(t, err)
-	defer a.Close()
-	b, err := cubridge.NewEvent()
-	require.NoError(t, err)
-	defer b.Close()
-	_, err = cubridge.Elapsed(a, b)
+	a, b := openForTest(t, cubridge.NewEvent), openForTest(t, cubridge.NewEvent)
+	_, err := cubridge.Elapsed(a, b)
 	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
 	assert.ErrorContains(t, err, "never recorded")
 }

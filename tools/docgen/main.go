@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -20,30 +21,19 @@ func main() {
 }
 
 func run(args []string) error {
-	out, header := "", ""
-	var modules []string
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case "-out", "-header":
-			if i+1 >= len(args) {
-				return fmt.Errorf("%s needs a value", args[i])
-			}
-			if args[i] == "-out" {
-				out = args[i+1]
-			} else {
-				header = args[i+1]
-			}
-			i++
-		default:
-			modules = append(modules, args[i])
-		}
+	fs := flag.NewFlagSet("docgen", flag.ContinueOnError)
+	out := fs.String("out", "", "the Markdown file to write")
+	header := fs.String("header", "", "a Markdown file put first")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	if out == "" || len(modules) == 0 {
+	modules := fs.Args()
+	if *out == "" || len(modules) == 0 {
 		return fmt.Errorf("usage: docgen -out FILE [-header FILE] TITLE=LOAD_LABEL=MODULE.textproto...")
 	}
 	var b bytes.Buffer
-	if header != "" {
-		h, err := os.ReadFile(header)
+	if *header != "" {
+		h, err := os.ReadFile(*header)
 		if err != nil {
 			return err
 		}
@@ -65,5 +55,5 @@ func run(args []string) error {
 		}
 		b.WriteString(markdown(module, parts[0], parts[1]))
 	}
-	return os.WriteFile(out, append(bytes.TrimRight(b.Bytes(), "\n"), '\n'), 0o644)
+	return os.WriteFile(*out, append(bytes.TrimRight(b.Bytes(), "\n"), '\n'), 0o644)
 }

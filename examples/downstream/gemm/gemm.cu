@@ -20,6 +20,15 @@ int Ready() {
   return GEMM_OK;
 }
 
+// Start checks a call on a buffer of n floats: GEMM_BAD_ARGUMENT for a null one, else
+// Ready(). The caller returns that status unless it is GEMM_OK and there is work (n > 0).
+int Start(const float* buf, size_t n) {
+  if (n > 0 && !buf) {
+    return GEMM_BAD_ARGUMENT;
+  }
+  return Ready();
+}
+
 // One cuBLAS handle per process, made on first use.
 cublasHandle_t Handle(int* status) {
   static std::once_flag once;
@@ -131,10 +140,7 @@ int gemm_matmul_host_f32(int64_t m, int64_t n, int64_t k, const float* a, const 
 }
 
 int gemm_uniform_device(float* out, size_t n, uint64_t seed) {
-  if (n > 0 && !out) {
-    return GEMM_BAD_ARGUMENT;
-  }
-  int status = Ready();
+  int status = Start(out, n);
   if (status != GEMM_OK || n == 0) {
     return status;
   }
@@ -149,10 +155,7 @@ int gemm_uniform_device(float* out, size_t n, uint64_t seed) {
 }
 
 int gemm_uniform_host(float* out, size_t n, uint64_t seed) {
-  if (n > 0 && !out) {
-    return GEMM_BAD_ARGUMENT;
-  }
-  int status = Ready();
+  int status = Start(out, n);
   if (status != GEMM_OK || n == 0) {
     return status;
   }
@@ -170,10 +173,7 @@ int gemm_uniform_host(float* out, size_t n, uint64_t seed) {
 }
 
 int gemm_affine_host(float* x, size_t n, float scale, float shift) {
-  if (n > 0 && !x) {
-    return GEMM_BAD_ARGUMENT;
-  }
-  int status = Ready();
+  int status = Start(x, n);
   if (status != GEMM_OK || n == 0) {
     return status;
   }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"go/build"
 	"os"
@@ -11,23 +10,20 @@ import (
 
 // compileFlags are the flags of `builder compile` and `builder testmain`.
 type compileFlags struct {
-	goroot, importpath, out, linkobj, stdlib, mode, lib string
-	race, asan                                          bool
-	arcs, srcs, cflags, gcflags                         multiFlag
+	sdkFlags
+	importpath, out, linkobj, stdlib, mode, lib string
+	arcs, srcs, cflags, gcflags                 multiFlag
 }
 
 func parseCompileFlags(name string, args []string) (*compileFlags, error) {
 	f := &compileFlags{}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.StringVar(&f.goroot, "goroot", "", "GOROOT, relative to the execution root")
+	fs := f.sdkFlags.flagSet(name)
 	fs.StringVar(&f.importpath, "importpath", "", "import path of the package")
 	fs.StringVar(&f.out, "o", "", "output: export data for the compilers of dependent packages")
 	fs.StringVar(&f.linkobj, "linkobj", "", "output: the archive for the linker")
 	fs.StringVar(&f.stdlib, "stdlib", "", "directory of the standard library archives")
 	fs.StringVar(&f.mode, "mode", "lib", "which files: lib, test (library + internal tests), xtest (external tests)")
 	fs.StringVar(&f.lib, "lib", "", "mode test: EXPORT,ARCHIVE of the library of the same import path, used when the target has no files of that package (external tests only)")
-	fs.BoolVar(&f.race, "race", false, "race detector")
-	fs.BoolVar(&f.asan, "asan", false, "address sanitizer")
 	fs.Var(&f.arcs, "arc", "importpath=file of a dependency (repeated)")
 	fs.Var(&f.srcs, "src", "a source file (repeated)")
 	fs.Var(&f.cflags, "cflag", "a C compiler flag for the cgo part, from cdeps (repeated)")
@@ -41,17 +37,6 @@ func parseCompileFlags(name string, args []string) (*compileFlags, error) {
 	return f, nil
 }
 
-func (f *compileFlags) tags() []string {
-	var tags []string
-	if f.race {
-		tags = append(tags, "race")
-	}
-	if f.asan {
-		tags = append(tags, "asan")
-	}
-	return tags
-}
-
 // openPackage parses the flags of `tool`, opens the Go SDK and loads the
 // package of the sources; the caller closes the SDK.
 func openPackage(tool string, args []string) (*compileFlags, *sdk, *build.Package, string, error) {
@@ -63,7 +48,7 @@ func openPackage(tool string, args []string) (*compileFlags, *sdk, *build.Packag
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	pkg, dir, err := loadPackage(s, f.srcs, f.tags())
+	pkg, dir, err := loadPackage(s, f.srcs, f.instrumentation())
 	if err != nil {
 		s.close()
 		return nil, nil, nil, "", fmt.Errorf("%s: %v", f.importpath, err)
@@ -152,12 +137,7 @@ func compileGo(s *sdk, f *compileFlags, p string, goFiles, objs []string) error 
 	if len(objs) == 0 {
 		args = append(args, "-complete")
 	}
-	if f.race {
-		args = append(args, "-race")
-	}
-	if f.asan {
-		args = append(args, "-asan")
-	}
+	args = append(args, f.instrumentFlags()...)
 	args = append(args, f.gcflags...)
 	args = append(args, "--")
 	for _, g := range goFiles {

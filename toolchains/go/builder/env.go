@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,45 @@ type sdk struct {
 	goroot string // absolute
 	root   string // the execution root (the action's working directory)
 	tmp    string // private scratch directory
+}
+
+// sdkFlags are the flags of every command that runs the SDK: where it is,
+// and whether the code is instrumented (race detector, address sanitizer).
+type sdkFlags struct {
+	goroot     string
+	race, asan bool
+}
+
+// flagSet is the flag set of the builder command name, with the SDK's flags
+// registered into f; the command adds its own.
+func (f *sdkFlags) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&f.goroot, "goroot", "", "GOROOT, relative to the execution root")
+	fs.BoolVar(&f.race, "race", false, "race detector")
+	fs.BoolVar(&f.asan, "asan", false, "address sanitizer")
+	return fs
+}
+
+// instrumentation is "race" and "asan" as set: the build tags, and with a
+// dash the flags of go tool compile, go tool link and go list.
+func (f *sdkFlags) instrumentation() []string {
+	var names []string
+	if f.race {
+		names = append(names, "race")
+	}
+	if f.asan {
+		names = append(names, "asan")
+	}
+	return names
+}
+
+// instrumentFlags is instrumentation as flags: -race, -asan.
+func (f *sdkFlags) instrumentFlags() []string {
+	var flags []string
+	for _, n := range f.instrumentation() {
+		flags = append(flags, "-"+n)
+	}
+	return flags
 }
 
 func newSDK(goroot string) (*sdk, error) {

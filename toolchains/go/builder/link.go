@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 )
@@ -10,13 +9,11 @@ import (
 // one action; the C/C++ libraries of cdeps are passed once to the external
 // linker (alwayslink ones between --whole-archive and --no-whole-archive).
 func runLink(args []string) error {
-	fs := flag.NewFlagSet("link", flag.ContinueOnError)
-	goroot := fs.String("goroot", "", "GOROOT, relative to the execution root")
+	var sf sdkFlags
+	fs := sf.flagSet("link")
 	out := fs.String("o", "", "output binary")
 	mainArc := fs.String("main", "", "the archive of package main")
 	stdlib := fs.String("stdlib", "", "directory of the standard library archives")
-	race := fs.Bool("race", false, "race detector")
-	asan := fs.Bool("asan", false, "address sanitizer")
 	external := fs.Bool("external", false, "link with the C linker (cgo with C/C++ libraries)")
 	var arcs, extld, ldflags multiFlag
 	fs.Var(&arcs, "arc", "importpath=file of a package in the binary (repeated)")
@@ -28,7 +25,7 @@ func runLink(args []string) error {
 	if *out == "" || *mainArc == "" {
 		return fmt.Errorf("link: -o and -main are required")
 	}
-	s, err := newSDK(*goroot)
+	s, err := newSDK(sf.goroot)
 	if err != nil {
 		return err
 	}
@@ -44,11 +41,8 @@ func runLink(args []string) error {
 	if *external {
 		largs = append(largs, "-linkmode=external")
 	}
-	if *race {
-		largs = append(largs, "-race")
-	}
-	if *asan {
-		largs = append(largs, "-asan")
+	largs = append(largs, sf.instrumentFlags()...)
+	if sf.asan {
 		extld = append(extld, "-fsanitize=address")
 	}
 	if len(extld) > 0 {

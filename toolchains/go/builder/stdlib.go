@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,26 +14,19 @@ import (
 // build cache and copies each package's archive to DIR/<importpath>.a. The
 // archives are built with -trimpath, so they are the same in every output base.
 func runStdlib(args []string) error {
-	fs := flag.NewFlagSet("stdlib", flag.ContinueOnError)
-	goroot := fs.String("goroot", "", "GOROOT, relative to the execution root")
+	var sf sdkFlags
+	fs := sf.flagSet("stdlib")
 	out := fs.String("o", "", "output directory")
-	race := fs.Bool("race", false, "build with the race detector")
-	asan := fs.Bool("asan", false, "build with the address sanitizer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	s, err := newSDK(*goroot)
+	s, err := newSDK(sf.goroot)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	listArgs := []string{"list", "-e", "-export", "-trimpath", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
-	if *race {
-		listArgs = append(listArgs, "-race")
-	}
-	if *asan {
-		listArgs = append(listArgs, "-asan")
-	}
+	listArgs = append(listArgs, sf.instrumentFlags()...)
 	listArgs = append(listArgs, "std")
 	cmd := exec.Command(filepath.Join(s.goroot, "bin", "go"), listArgs...)
 	cmd.Dir = s.tmp

@@ -2,6 +2,7 @@ package main
 
 import (
 	"debug/elf"
+	"flag"
 	"fmt"
 	"os"
 	"path"
@@ -105,26 +106,14 @@ func archOf(tag string) string {
 // prints (or writes) the derived platform tag; with -expect, fails unless TAG
 // fits the objects.
 func tagMain(args []string) error {
-	expect, out := "", ""
-	var files []string
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case "-expect", "-out":
-			if i+1 >= len(args) {
-				return fmt.Errorf("%s needs a value", args[i])
-			}
-			if args[i] == "-expect" {
-				expect = args[i+1]
-			} else {
-				out = args[i+1]
-			}
-			i++
-		default:
-			files = append(files, args[i])
-		}
+	fs := flag.NewFlagSet("tag", flag.ContinueOnError)
+	expect := fs.String("expect", "", "a hand-written tag to check against the objects (auto: none)")
+	out := fs.String("out", "", "write the tag to this file instead of stdout")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
 	var objects []objectNeeds
-	for _, f := range files {
+	for _, f := range fs.Args() {
 		o, err := readObject(f)
 		if err != nil {
 			return err
@@ -135,15 +124,15 @@ func tagMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if expect != "" && expect != "auto" {
-		if err := checkTag(expect, tag, why); err != nil {
+	if *expect != "" && *expect != "auto" {
+		if err := checkTag(*expect, tag, why); err != nil {
 			return err
 		}
-		tag = expect
+		tag = *expect
 	}
-	if out == "" {
+	if *out == "" {
 		fmt.Println(tag)
 		return nil
 	}
-	return os.WriteFile(out, []byte(tag+"\n"), 0o644)
+	return os.WriteFile(*out, []byte(tag+"\n"), 0o644)
 }

@@ -4,9 +4,13 @@
 
 #include "gemm.h"
 
-static PyObject* raise_status(int status) {
-  PyErr_Format(PyExc_RuntimeError, "mygemm: %s", gemm_status_string(status));
-  return NULL;
+// The result of a call that returns nothing: None, or RuntimeError for a failed status.
+static PyObject* none_or_raise(int status) {
+  if (status != GEMM_OK) {
+    PyErr_Format(PyExc_RuntimeError, "mygemm: %s", gemm_status_string(status));
+    return NULL;
+  }
+  Py_RETURN_NONE;
 }
 
 static PyObject* device_count(PyObject* self, PyObject* unused) {
@@ -29,10 +33,7 @@ static PyObject* matmul_device(PyObject* self, PyObject* args) {
   status = gemm_matmul_device(dtype, m, n, k, (const void*)(uintptr_t)a, (const void*)(uintptr_t)b,
                               (void*)(uintptr_t)c);
   PyEval_RestoreThread(save);
-  if (status != GEMM_OK) {
-    return raise_status(status);
-  }
-  Py_RETURN_NONE;
+  return none_or_raise(status);
 }
 
 // A contiguous buffer of exactly `bytes` bytes, writable if asked.
@@ -82,10 +83,7 @@ static PyObject* matmul_f32(PyObject* self, PyObject* args) {
   PyBuffer_Release(&a);
   PyBuffer_Release(&b);
   PyBuffer_Release(&c);
-  if (status != GEMM_OK) {
-    return raise_status(status);
-  }
-  Py_RETURN_NONE;
+  return none_or_raise(status);
 }
 
 // uniform(out, seed): fills a writable host f32 buffer.
@@ -105,10 +103,7 @@ static PyObject* uniform(PyObject* self, PyObject* args) {
   status = gemm_uniform_host(out.buf, (size_t)out.len / 4, seed);
   PyEval_RestoreThread(save);
   PyBuffer_Release(&out);
-  if (status != GEMM_OK) {
-    return raise_status(status);
-  }
-  Py_RETURN_NONE;
+  return none_or_raise(status);
 }
 
 // affine(x, scale, shift): x = scale * x + shift in place (the rdc kernel).
@@ -128,10 +123,7 @@ static PyObject* affine(PyObject* self, PyObject* args) {
   status = gemm_affine_host(x.buf, (size_t)x.len / 4, scale, shift);
   PyEval_RestoreThread(save);
   PyBuffer_Release(&x);
-  if (status != GEMM_OK) {
-    return raise_status(status);
-  }
-  Py_RETURN_NONE;
+  return none_or_raise(status);
 }
 
 static PyObject* synchronize(PyObject* self, PyObject* unused) {
@@ -141,10 +133,7 @@ static PyObject* synchronize(PyObject* self, PyObject* unused) {
   PyThreadState* save = PyEval_SaveThread();
   status = gemm_synchronize();
   PyEval_RestoreThread(save);
-  if (status != GEMM_OK) {
-    return raise_status(status);
-  }
-  Py_RETURN_NONE;
+  return none_or_raise(status);
 }
 
 static PyMethodDef methods[] = {
