@@ -4,8 +4,6 @@ Used by the wheel repositories (@cuda_<name>, one per library) and by the local
 toolkit (@cuda_local), so that both offer the same targets.
 """
 
-load(":versions.bzl", "CUDA_WHEEL_PREFIX")
-
 _HEADERS = Label("//toolchains/cuda:headers")
 
 def find_soname(rctx, libdir, lib):
@@ -41,7 +39,7 @@ cc_library(
 )
 """.format(name = name, what = "lib{}.so.<major>".format(lib), dir = rctx.path("lib").realpath)
 
-def wheel_rpaths(wheel_prefix = CUDA_WHEEL_PREFIX):
+def wheel_rpaths(wheel_prefix):
     """Run-time search paths for binaries and extensions that link a wheel's libraries.
 
     The libraries sit in <dir>/nvidia/cu13/lib (CUDA 12: <dir>/nvidia/<library>/lib):
@@ -60,7 +58,7 @@ def wheel_rpaths(wheel_prefix = CUDA_WHEEL_PREFIX):
         for up in ["", "../", "../../"]
     ]
 
-def library_build(rctx, name, spec, rpath, deps_repo, wheel_prefix = CUDA_WHEEL_PREFIX):
+def library_build(rctx, name, spec, rpath, deps_repo):
     """A cc_library named `name`: the library's headers and shared libraries.
 
     Args:
@@ -68,13 +66,11 @@ def library_build(rctx, name, spec, rpath, deps_repo, wheel_prefix = CUDA_WHEEL_
       name: the target name, a key of CUDA_LIBRARIES.
       spec: its CUDA_LIBRARIES entry.
       rpath: an absolute library directory to search at run time, or "" for the
-        wheel layout (see wheel_rpaths).
+        wheel layout (see wheel_rpaths; spec.prefix is the wheel's directory).
       deps_repo: how other libraries are named: "@cuda_{}" (CUDA 12:
         "@cuda12_{}") for the wheel repositories (each holds its own headers),
         "" for targets of this repository (the local toolkit, whose headers are
         all in :headers).
-      wheel_prefix: where the wheel puts its files in site-packages, for the
-        run-time search paths.
 
     Returns:
       BUILD file text.
@@ -86,7 +82,7 @@ def library_build(rctx, name, spec, rpath, deps_repo, wheel_prefix = CUDA_WHEEL_
             return _missing_build(rctx, name, lib)
         srcs.append(soname)
     srcs += [f for f in spec.runtime if rctx.path("lib/" + f).exists]
-    linkopts = (["-Wl,-rpath," + rpath] if rpath else wheel_rpaths(wheel_prefix)) if srcs else []
+    linkopts = (["-Wl,-rpath," + rpath] if rpath else wheel_rpaths(spec.prefix)) if srcs else []
     deps = [(deps_repo.format(d) if deps_repo else "") + "//:" + d for d in spec.deps]
     return """\
 cc_library(

@@ -11,7 +11,6 @@ load(
     "CUDA_LIBRARIES",
     "CUDA_VERSION",
     "CUDA_WHEELS",
-    "CUDA_WHEEL_PREFIX",
     "HOST_COMPILERS",
 )
 
@@ -139,7 +138,7 @@ def _cuda_library_wheel_impl(rctx):
     )
     for wheel in wheels:
         rctx.symlink(wheel, "wheels/wheel.zip")  # extract() tells formats by extension
-        rctx.extract("wheels/wheel.zip", stripPrefix = spec.prefix if cuda12 else CUDA_WHEEL_PREFIX)
+        rctx.extract("wheels/wheel.zip", stripPrefix = spec.prefix)
     rctx.delete("wheels")
     if not rctx.path("lib").exists:
         rctx.file("lib/.empty")
@@ -151,7 +150,6 @@ def _cuda_library_wheel_impl(rctx):
                                  spec,
                                  rpath = "",
                                  deps_repo = "@cuda12_{}" if cuda12 else "@cuda_{}",
-                                 wheel_prefix = spec.prefix if cuda12 else CUDA_WHEEL_PREFIX,
                              ))
 
 cuda_library_wheel = repository_rule(
@@ -277,7 +275,7 @@ def _cuda12_debian_impl(rctx):
         if not result.success:
             fail(("cubridge: could not fetch {pkg} {ver} ({path}) from the Debian mirror {mirror}: the sid " +
                   "index keeps only its newest version, so it may have moved on. Bump CUDA12_DEBS in " +
-                  "toolchains/cuda/private/versions.bzl (version, path, sha256: `apt-cache show {pkg}` in " +
+                  "toolchains/cuda/private/versions.bzl (version, sha256: `apt-cache show {pkg}` in " +
                   "tools/bazel's root filesystem). Outside Debian, point CUBRIDGE_MIRROR at a Debian mirror.").format(
                 pkg = deb.package,
                 ver = deb.version,

@@ -22,81 +22,6 @@ HOST_COMPILERS = ["g++-14", "g++-13", "g++-12", "g++-15", "g++"]
 # ("NCCL version 2.28.9+cuda13.0"), so it runs on the GPU hosts' 13.0 driver.
 NCCL_WHEEL = ("nvidia-nccl-cu13", "2.28.9", "e4553a30f34195f3fa1da02a6da3d6337d28f2003943aa0a3d247bbc25fefc42")
 
-# The CUDA libraries, one pinned wheel each, the versions that the cuda-toolkit
-# 13.0.2 metapackage names (the toolkit above). Each becomes a repository
-# @cuda_<name> (fetched only when a target needs it) and the target
-# @cubridge//toolchains/cuda:<name>.
-#   libs: the shared libraries the target links (lib<name>.so.<major>);
-#   runtime: files loaded at run time only (dlopen), kept beside the libraries;
-#   deps: other entries of this table it needs.
-CUDA_LIBRARIES = {
-    "cublas": struct(
-        wheel = "nvidia-cublas",
-        version = "13.1.0.3",
-        sha256 = "ee8722c1f0145ab246bccb9e452153b5e0515fd094c3678df50b2a0888b8b171",
-        libs = ["cublas", "cublasLt"],
-        runtime = [],
-        deps = [],
-    ),
-    "cufft": struct(
-        wheel = "nvidia-cufft",
-        version = "12.0.0.61",
-        sha256 = "6c44f692dce8fd5ffd3e3df134b6cdb9c2f72d99cf40b62c32dde45eea9ddad3",
-        libs = ["cufft"],
-        runtime = [],
-        deps = ["nvjitlink"],
-    ),
-    "curand": struct(
-        wheel = "nvidia-curand",
-        version = "10.4.0.35",
-        sha256 = "1aee33a5da6e1db083fe2b90082def8915f30f3248d5896bcec36a579d941bfc",
-        libs = ["curand"],
-        runtime = [],
-        deps = [],
-    ),
-    "cusolver": struct(
-        wheel = "nvidia-cusolver",
-        version = "12.0.4.66",
-        sha256 = "0a759da5dea5c0ea10fd307de75cdeb59e7ea4fcb8add0924859b944babf1112",
-        libs = ["cusolver"],
-        runtime = [],
-        deps = ["cublas", "cusparse", "nvjitlink"],
-    ),
-    "cusparse": struct(
-        wheel = "nvidia-cusparse",
-        version = "12.6.3.3",
-        sha256 = "2b3c89c88d01ee0e477cb7f82ef60a11a4bcd57b6b87c33f789350b59759360b",
-        libs = ["cusparse"],
-        runtime = [],
-        deps = ["nvjitlink"],
-    ),
-    "nvjitlink": struct(
-        wheel = "nvidia-nvjitlink",
-        version = "13.0.88",
-        sha256 = "13a74f429e23b921c1109976abefacc69835f2f433ebd323d3946e11d804e47b",
-        libs = ["nvJitLink"],
-        runtime = [],
-        deps = [],
-    ),
-    "nvrtc": struct(
-        wheel = "nvidia-cuda-nvrtc",
-        version = "13.0.88",
-        sha256 = "ad9b6d2ead2435f11cbb6868809d2adeeee302e9bb94bcf0539c7a40d80e8575",
-        libs = ["nvrtc"],
-        runtime = ["libnvrtc-builtins.so.13.0"],
-        deps = [],
-    ),
-    # NVTX 3 is header-only (nvtx3/nvToolsExt.h); its library finds a tool at run time.
-    "nvtx": struct(
-        wheel = "nvidia-nvtx",
-        version = "13.0.85",
-        sha256 = "4936d1d6780fbe68db454f5e72a42ff64d1fd6397df9f363ae786930fd5c1cd4",
-        libs = [],
-        runtime = [],
-        deps = [],
-    ),
-}
-
 # Where every cu13 wheel puts its files in site-packages (and in the repositories).
 CUDA_WHEEL_PREFIX = "nvidia/cu13"
 
@@ -113,19 +38,32 @@ CUDA_WHEEL_PREFIX = "nvidia/cu13"
 # the package (Bazel's repository cache keeps the files it already has).
 CUDA12_VERSION = "12.4"
 
+def _deb(package, version, pool, arch, sha256, size_mb, members):
+    """A Debian package: `members` are the paths unpacked; `pool` its directory in the archive."""
+    return struct(
+        package = package,
+        version = version,
+        path = "pool/{}/{}_{}_{}.deb".format(pool, package, version, arch),
+        sha256 = sha256,
+        size_mb = size_mb,
+        members = members,
+    )
+
 CUDA12_DEBS = [
-    struct(
-        package = "nvidia-cuda-toolkit",
-        version = "12.4.131~12.4.1-8.2+b1",
-        path = "pool/non-free/n/nvidia-cuda-toolkit/nvidia-cuda-toolkit_12.4.131~12.4.1-8.2+b1_amd64.deb",
+    _deb(
+        "nvidia-cuda-toolkit",
+        "12.4.131~12.4.1-8.2+b1",
+        pool = "non-free/n/nvidia-cuda-toolkit",
+        arch = "amd64",
         sha256 = "04563e129c3b422f5bdcc73cfff2e2a20e286f327b48d808051ada7c0aeb3f7c",
         size_mb = 87,
         members = ["./usr/bin", "./usr/lib/nvidia-cuda-toolkit/bin", "./usr/lib/nvidia-cuda-toolkit/libdevice"],
     ),
-    struct(
-        package = "nvidia-cuda-dev",
-        version = "12.4.127~12.4.1-8.2+b1",
-        path = "pool/non-free/n/nvidia-cuda-toolkit/nvidia-cuda-dev_12.4.127~12.4.1-8.2+b1_amd64.deb",
+    _deb(
+        "nvidia-cuda-dev",
+        "12.4.127~12.4.1-8.2+b1",
+        pool = "non-free/n/nvidia-cuda-toolkit",
+        arch = "amd64",
         sha256 = "e883a2cfd12017b687bacc31c54ca8c54a2c81a0bd087a2d7db3781129414de5",
         size_mb = 934,
         members = [
@@ -134,30 +72,14 @@ CUDA12_DEBS = [
             "./usr/lib/x86_64-linux-gnu/libcudadevrt.a",
         ],
     ),
-    struct(
-        package = "libcu++-dev",
-        version = "2.5.0-1",
-        path = "pool/main/c/cccl/libcu++-dev_2.5.0-1_all.deb",
-        sha256 = "0e9c017ca733e9ae768937354fccce2356d359e78948a250813517fcff2a46f0",
-        size_mb = 1,
-        members = ["./usr/include"],
-    ),
-    struct(
-        package = "libcub-dev",
-        version = "2.5.0-1",
-        path = "pool/main/c/cccl/libcub-dev_2.5.0-1_all.deb",
-        sha256 = "3eda29bbace0ee5fc4d4b55bcdd3579cd8b4f04d00a87d45173f4960f607d3be",
-        size_mb = 1,
-        members = ["./usr/include"],
-    ),
-    struct(
-        package = "libthrust-dev",
-        version = "2.5.0-1",
-        path = "pool/main/c/cccl/libthrust-dev_2.5.0-1_all.deb",
-        sha256 = "19dd83a2fb13b1f71b092d99f5c83555b64fa2dae91c6627eed7ad84d7858a30",
-        size_mb = 1,
-        members = ["./usr/include"],
-    ),
+] + [
+    # CCCL 2.5.0: three header-only packages of one Debian source.
+    _deb(package, "2.5.0-1", pool = "main/c/cccl", arch = "all", sha256 = sha256, size_mb = 1, members = ["./usr/include"])
+    for package, sha256 in [
+        ("libcu++-dev", "0e9c017ca733e9ae768937354fccce2356d359e78948a250813517fcff2a46f0"),
+        ("libcub-dev", "3eda29bbace0ee5fc4d4b55bcdd3579cd8b4f04d00a87d45173f4960f607d3be"),
+        ("libthrust-dev", "19dd83a2fb13b1f71b092d99f5c83555b64fa2dae91c6627eed7ad84d7858a30"),
+    ]
 ]
 
 # nvcc 12.4 accepts gcc <= 13 (tools/bazel's rootfs has g++-13 for it).
@@ -166,80 +88,108 @@ CUDA12_HOST_COMPILERS = ["g++-13", "g++-12", "g++-11"]
 # NCCL built for CUDA 12 (libnccl.so.2 loaded at run time, as for CUDA 13).
 NCCL12_WHEEL = ("nvidia-nccl-cu12", "2.28.9", "485776daa8447da5da39681af455aa3b2c2586ddcf4af8772495e7c532c7e5ab")
 
-# The CUDA 12 libraries: the -cu12 wheels of the cuda-toolkit 12.4.1 set (the
-# versions Debian's 12.4 toolkit ships too). Unlike cu13, each wheel has its own
-# directory in site-packages (`prefix`: nvidia/cublas/lib, nvidia/cufft/lib, ...).
-CUDA12_LIBRARIES = {
-    "cublas": struct(
-        wheel = "nvidia-cublas-cu12",
-        version = "12.4.5.8",
-        sha256 = "2fc8da60df463fdefa81e323eef2e36489e1c94335b5358bcb38360adf75ac9b",
-        prefix = "nvidia/cublas",
+# ---- The CUDA libraries, for both majors ------------------------------------
+
+# The CUDA libraries. Each becomes a repository per CUDA major, @cuda_<name> and
+# @cuda12_<name> (fetched only when a target needs it), and the target
+# @cubridge//toolchains/cuda:<name>.
+#   wheel: the CUDA 13 wheel's name; the CUDA 12 one adds -cu12;
+#   cu13: (version, sha256) of the CUDA 13 wheel, the version that the
+#     cuda-toolkit 13.0.2 metapackage names (the toolkit above);
+#   cu12: the same for the -cu12 wheel of the cuda-toolkit 12.4.1 set (the
+#     versions Debian's 12.4 toolkit ships too);
+#   libs: the shared libraries the target links (lib<name>.so.<major>);
+#   runtime: files loaded at run time only (dlopen), kept beside the libraries;
+#     {cuda} stands for the CUDA version (13.0, 12.4);
+#   deps: other entries of this table it needs.
+def _library(wheel, cu13, cu12, libs, runtime = [], deps = []):
+    return struct(wheel = wheel, cu13 = cu13, cu12 = cu12, libs = libs, runtime = runtime, deps = deps)
+
+_LIBRARIES = {
+    "cublas": _library(
+        "nvidia-cublas",
+        cu13 = ("13.1.0.3", "ee8722c1f0145ab246bccb9e452153b5e0515fd094c3678df50b2a0888b8b171"),
+        cu12 = ("12.4.5.8", "2fc8da60df463fdefa81e323eef2e36489e1c94335b5358bcb38360adf75ac9b"),
         libs = ["cublas", "cublasLt"],
-        runtime = [],
-        deps = [],
     ),
-    "cufft": struct(
-        wheel = "nvidia-cufft-cu12",
-        version = "11.2.1.3",
-        sha256 = "f083fc24912aa410be21fa16d157fed2055dab1cc4b6934a0e03cba69eb242b9",
-        prefix = "nvidia/cufft",
+    "cufft": _library(
+        "nvidia-cufft",
+        cu13 = ("12.0.0.61", "6c44f692dce8fd5ffd3e3df134b6cdb9c2f72d99cf40b62c32dde45eea9ddad3"),
+        cu12 = ("11.2.1.3", "f083fc24912aa410be21fa16d157fed2055dab1cc4b6934a0e03cba69eb242b9"),
         libs = ["cufft"],
-        runtime = [],
         deps = ["nvjitlink"],
     ),
-    "curand": struct(
-        wheel = "nvidia-curand-cu12",
-        version = "10.3.5.147",
-        sha256 = "a88f583d4e0bb643c49743469964103aa59f7f708d862c3ddb0fc07f851e3b8b",
-        prefix = "nvidia/curand",
+    "curand": _library(
+        "nvidia-curand",
+        cu13 = ("10.4.0.35", "1aee33a5da6e1db083fe2b90082def8915f30f3248d5896bcec36a579d941bfc"),
+        cu12 = ("10.3.5.147", "a88f583d4e0bb643c49743469964103aa59f7f708d862c3ddb0fc07f851e3b8b"),
         libs = ["curand"],
-        runtime = [],
-        deps = [],
     ),
-    "cusolver": struct(
-        wheel = "nvidia-cusolver-cu12",
-        version = "11.6.1.9",
-        sha256 = "19e33fa442bcfd085b3086c4ebf7e8debc07cfe01e11513cc6d332fd918ac260",
-        prefix = "nvidia/cusolver",
+    "cusolver": _library(
+        "nvidia-cusolver",
+        cu13 = ("12.0.4.66", "0a759da5dea5c0ea10fd307de75cdeb59e7ea4fcb8add0924859b944babf1112"),
+        cu12 = ("11.6.1.9", "19e33fa442bcfd085b3086c4ebf7e8debc07cfe01e11513cc6d332fd918ac260"),
         libs = ["cusolver"],
-        runtime = [],
         deps = ["cublas", "cusparse", "nvjitlink"],
     ),
-    "cusparse": struct(
-        wheel = "nvidia-cusparse-cu12",
-        version = "12.3.1.170",
-        sha256 = "ea4f11a2904e2a8dc4b1833cc1b5181cde564edd0d5cd33e3c168eff2d1863f1",
-        prefix = "nvidia/cusparse",
+    "cusparse": _library(
+        "nvidia-cusparse",
+        cu13 = ("12.6.3.3", "2b3c89c88d01ee0e477cb7f82ef60a11a4bcd57b6b87c33f789350b59759360b"),
+        cu12 = ("12.3.1.170", "ea4f11a2904e2a8dc4b1833cc1b5181cde564edd0d5cd33e3c168eff2d1863f1"),
         libs = ["cusparse"],
-        runtime = [],
         deps = ["nvjitlink"],
     ),
-    "nvjitlink": struct(
-        wheel = "nvidia-nvjitlink-cu12",
-        version = "12.4.127",
-        sha256 = "06b3b9b25bf3f8af351d664978ca26a16d2c5127dbd53c0497e28d1fb9611d57",
-        prefix = "nvidia/nvjitlink",
+    "nvjitlink": _library(
+        "nvidia-nvjitlink",
+        cu13 = ("13.0.88", "13a74f429e23b921c1109976abefacc69835f2f433ebd323d3946e11d804e47b"),
+        cu12 = ("12.4.127", "06b3b9b25bf3f8af351d664978ca26a16d2c5127dbd53c0497e28d1fb9611d57"),
         libs = ["nvJitLink"],
-        runtime = [],
-        deps = [],
     ),
-    "nvrtc": struct(
-        wheel = "nvidia-cuda-nvrtc-cu12",
-        version = "12.4.127",
-        sha256 = "a178759ebb095827bd30ef56598ec182b85547f1508941a3d560eb7ea1fbf338",
-        prefix = "nvidia/cuda_nvrtc",
+    "nvrtc": _library(
+        "nvidia-cuda-nvrtc",
+        cu13 = ("13.0.88", "ad9b6d2ead2435f11cbb6868809d2adeeee302e9bb94bcf0539c7a40d80e8575"),
+        cu12 = ("12.4.127", "a178759ebb095827bd30ef56598ec182b85547f1508941a3d560eb7ea1fbf338"),
         libs = ["nvrtc"],
-        runtime = ["libnvrtc-builtins.so.12.4"],
-        deps = [],
+        runtime = ["libnvrtc-builtins.so.{cuda}"],
     ),
-    "nvtx": struct(
-        wheel = "nvidia-nvtx-cu12",
-        version = "12.4.127",
-        sha256 = "781e950d9b9f60d8241ccea575b32f5105a5baf4c2351cab5256a24869f12a1a",
-        prefix = "nvidia/nvtx",
+    # NVTX 3 is header-only (nvtx3/nvToolsExt.h); its library finds a tool at run time.
+    "nvtx": _library(
+        "nvidia-nvtx",
+        cu13 = ("13.0.85", "4936d1d6780fbe68db454f5e72a42ff64d1fd6397df9f363ae786930fd5c1cd4"),
+        cu12 = ("12.4.127", "781e950d9b9f60d8241ccea575b32f5105a5baf4c2351cab5256a24869f12a1a"),
         libs = [],
-        runtime = [],
-        deps = [],
     ),
 }
+
+def _for_cuda(cuda_major):
+    """_LIBRARIES for one CUDA major: name -> struct(wheel, version, sha256, prefix, libs, runtime, deps).
+
+    prefix: where the wheel puts its files in site-packages (and in the
+    repositories): nvidia/cu13 for every cu13 wheel; each -cu12 wheel has its
+    own, named after it (nvidia/cublas, nvidia/cuda_nvrtc, ...).
+    """
+    table = {}
+    for name, lib in _LIBRARIES.items():
+        if cuda_major == "12":
+            wheel = lib.wheel + "-cu12"
+            (version, sha256) = lib.cu12
+            prefix = "nvidia/" + lib.wheel.removeprefix("nvidia-").replace("-", "_")
+            cuda = CUDA12_VERSION
+        else:
+            wheel = lib.wheel
+            (version, sha256) = lib.cu13
+            prefix = CUDA_WHEEL_PREFIX
+            cuda = CUDA_VERSION
+        table[name] = struct(
+            wheel = wheel,
+            version = version,
+            sha256 = sha256,
+            prefix = prefix,
+            libs = lib.libs,
+            runtime = [f.format(cuda = cuda) for f in lib.runtime],
+            deps = lib.deps,
+        )
+    return table
+
+CUDA_LIBRARIES = _for_cuda("13")
+CUDA12_LIBRARIES = _for_cuda("12")

@@ -293,21 +293,26 @@ go_library = rule(
     doc = "A Go package compiled in one action into export data and an archive.",
 )
 
-go_binary = rule(
-    implementation = _go_binary_impl,
-    attrs = _RUN_ATTRS,
-    cfg = _binary_transition,
+def _go_executable_rule(implementation, doc, **kwargs):
+    """go_binary and go_test: package main linked into a program, in the binary configuration."""
+    return rule(
+        implementation = implementation,
+        attrs = _RUN_ATTRS,
+        cfg = _binary_transition,
+        toolchains = [GO_TOOLCHAIN, CC_TOOLCHAIN],
+        doc = doc,
+        **kwargs
+    )
+
+go_binary = _go_executable_rule(
+    _go_binary_impl,
     executable = True,
-    toolchains = [GO_TOOLCHAIN, CC_TOOLCHAIN],
     doc = "A Go command: package main compiled, then linked in one action.",
 )
 
-go_test = rule(
-    implementation = _go_test_impl,
-    attrs = _RUN_ATTRS,
-    cfg = _binary_transition,
+go_test = _go_executable_rule(
+    _go_test_impl,
     test = True,
-    toolchains = [GO_TOOLCHAIN, CC_TOOLCHAIN],
     doc = "A Go test binary run by `bazel test` in its package directory.",
 )
 
