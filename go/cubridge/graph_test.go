@@ -15,6 +15,16 @@ func onCUDA(t *testing.T) bool {
 	return b == cubridge.BackendCUDA
 }
 
+// graphStream skips the test without CUDA, else returns a stream closed when
+// the test ends.
+func graphStream(t *testing.T) *cubridge.Stream {
+	t.Helper()
+	if !onCUDA(t) {
+		t.Skip("graphs need the CUDA backend (run on the GPU host)")
+	}
+	return openForTest(t, cubridge.NewStream)
+}
+
 func TestGraphArguments(t *testing.T) {
 	var nilStream *cubridge.Stream
 	_, err := nilStream.Capture(func() error { return nil })
@@ -40,12 +50,7 @@ func TestGraphArguments(t *testing.T) {
 
 // TestGraphReplays records three adds and replays them: each launch adds 3.
 func TestGraphReplays(t *testing.T) {
-	if !onCUDA(t) {
-		t.Skip("graphs need the CUDA backend (run on the GPU host)")
-	}
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := graphStream(t)
 	a := newDeviceFrom(t, []float32{1, 2, 3, 4})
 	defer a.Free()
 	one := newDeviceFrom(t, []float32{1, 1, 1, 1})
@@ -78,15 +83,10 @@ func TestGraphReplays(t *testing.T) {
 // TestGraphRefusesHostWork: a reduction returns to the host, so it cannot be
 // recorded; the stream works normally afterwards.
 func TestGraphRefusesHostWork(t *testing.T) {
-	if !onCUDA(t) {
-		t.Skip("graphs need the CUDA backend (run on the GPU host)")
-	}
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := graphStream(t)
 	a := newDeviceFrom(t, []float64{1, 2, 3})
 	defer a.Free()
-	_, err = s.Capture(func() error {
+	_, err := s.Capture(func() error {
 		_, err := cubridge.SumBuffer(a, s)
 		return err
 	})
@@ -100,12 +100,7 @@ func TestGraphRefusesHostWork(t *testing.T) {
 // TestGraphCapturePanicEndsTheCapture: when record panics, the panic reaches
 // the caller and the stream is no longer recording: its next add runs.
 func TestGraphCapturePanicEndsTheCapture(t *testing.T) {
-	if !onCUDA(t) {
-		t.Skip("graphs need the CUDA backend (run on the GPU host)")
-	}
-	s, err := cubridge.NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	s := graphStream(t)
 	a := newDeviceFrom(t, []float32{1, 2})
 	defer a.Free()
 	assert.PanicsWithValue(t, "record failed", func() {

@@ -27,6 +27,12 @@ static int cb_nargs(const char* fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t
 
 typedef PyObject* const* cb_args;
 
+/* The method `name`: `impl` (one function for a family of ops) for op `op`. */
+#define CB_OP_ENTRY(name, impl, op)                                    \
+  static PyObject* name(PyObject* m, cb_args args, Py_ssize_t nargs) { \
+    return impl(m, op, args, nargs);                                   \
+  }
+
 /* Elements up to which a CPU-backend op runs with the GIL held (cb_run). */
 #define CB_HOLD_GIL_MAX_N 4096
 
@@ -125,18 +131,10 @@ static PyObject* cb_binary(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
   return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
-static PyObject* cb_add(PyObject* m, cb_args args, Py_ssize_t nargs) {
-  return cb_binary(m, OP_ADD, args, nargs);
-}
-static PyObject* cb_sub(PyObject* m, cb_args args, Py_ssize_t nargs) {
-  return cb_binary(m, OP_SUB, args, nargs);
-}
-static PyObject* cb_mul(PyObject* m, cb_args args, Py_ssize_t nargs) {
-  return cb_binary(m, OP_MUL, args, nargs);
-}
-static PyObject* cb_div(PyObject* m, cb_args args, Py_ssize_t nargs) {
-  return cb_binary(m, OP_DIV, args, nargs);
-}
+CB_OP_ENTRY(cb_add, cb_binary, OP_ADD)
+CB_OP_ENTRY(cb_sub, cb_binary, OP_SUB)
+CB_OP_ENTRY(cb_mul, cb_binary, OP_MUL)
+CB_OP_ENTRY(cb_div, cb_binary, OP_DIV)
 
 /* ---- axpy, scale, fill, astype ---------------------------------------- */
 
@@ -297,18 +295,10 @@ static PyObject* cb_reduce(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
   return cb_call_end(&c, status, NULL, value);
 }
 
-static PyObject* cb_sum(PyObject* m, cb_args args, Py_ssize_t nargs) {
-  return cb_reduce(m, OP_SUM, args, nargs);
-}
-static PyObject* cb_dot(PyObject* m, cb_args args, Py_ssize_t nargs) {
-  return cb_reduce(m, OP_DOT, args, nargs);
-}
-static PyObject* cb_min(PyObject* m, cb_args args, Py_ssize_t nargs) {
-  return cb_reduce(m, OP_MIN, args, nargs);
-}
-static PyObject* cb_max(PyObject* m, cb_args args, Py_ssize_t nargs) {
-  return cb_reduce(m, OP_MAX, args, nargs);
-}
+CB_OP_ENTRY(cb_sum, cb_reduce, OP_SUM)
+CB_OP_ENTRY(cb_dot, cb_reduce, OP_DOT)
+CB_OP_ENTRY(cb_min, cb_reduce, OP_MIN)
+CB_OP_ENTRY(cb_max, cb_reduce, OP_MAX)
 
 /* A METH_FASTCALL entry of a method table. */
 #define CB_FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
