@@ -24,8 +24,10 @@ constexpr size_t kMaxGrid = 1u << 30;
 constexpr size_t kCpuGrain = 1 << 15;
 
 // Host arrays at most this many bytes in total run on CPU threads even on the
-// GPU backend (a GPU round trip costs more).
-constexpr size_t kHostInlineBytes = 1 << 20;
+// GPU backend (a GPU round trip costs more). Measured on the H200 host (16
+// cores), f32 add of 1e6 host arrays (12 MB in all), new result: 0.92 ms
+// through the GPU pipeline, 0.23 ms on two CPU threads.
+constexpr size_t kHostInlineBytes = size_t(16) << 20;
 
 // ---- pipelined host path (host arrays on the GPU backend) -------------------
 

@@ -208,7 +208,7 @@ TEST(Pool, CpuBackendCachesHostBlocks) {
 // reserved device memory, and empty_cache gives an idle staging set back.
 TEST(Pool, HostStagingComesFromThePools) {
   if (!OnCuda()) GTEST_SKIP() << "needs a GPU: host arrays run on CPU threads on the CPU backend";
-  const size_t n = size_t(1) << 20;  // 4 MiB per array: past the inline size, so staged
+  const size_t n = size_t(4) << 20;  // 16 MiB per array: past the inline size, so staged
   std::vector<float> a(n, 1.0f), b(n, 2.0f), out(n, 0.0f);
   auto add = [&] {
     std::fill(out.begin(), out.end(), 0.0f);
