@@ -118,13 +118,12 @@ CUBRIDGE_API cubridge_status cubridge_graph_launch(cubridge_graph graph, cubridg
 }
 
 CUBRIDGE_API cubridge_status cubridge_graph_destroy(cubridge_graph graph) {
-  const char* fn = "cubridge_graph_destroy";
   clear_error();
   if (graph == nullptr) return CUBRIDGE_OK;
 #if !defined(CUBRIDGE_NO_CUDA)
   cudaError_t err = cudaGraphExecDestroy(graph->exec);
   delete graph;
-  if (err != cudaSuccess) return fail_cuda(err, fn, "cudaGraphExecDestroy");
+  if (err != cudaSuccess) return fail_cuda(err, "cubridge_graph_destroy", "cudaGraphExecDestroy");
 #else
   delete graph;
 #endif
