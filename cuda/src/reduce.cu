@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cub/device/device_reduce.cuh>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include "backend.h"
 #include "checks.h"
+#include "cpu_dot.h"
 #include "cpu_pool.h"
 #include "dtypes.h"
 #include "ops.cuh"
@@ -282,6 +284,8 @@ cubridge_status sum_or_dot(const char* fn, int dtype, const void* x, const void*
     if (n == 0) {
     } else if (r.path == Path::kDevice) {
       CUBRIDGE_TRY((gpu_sum_dot<T, kDot>(fn, raw_stream(stream), xp, yp, n, &acc)));
+    } else if constexpr (kDot && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+      CUBRIDGE_TRY(cpu_dot(fn, xp, yp, n, &acc));
     } else {
       auto term = [xp, yp](size_t i) { return red_term<T, kDot>(xp[i], kDot ? yp[i] : xp[i]); };
       CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), term, AccAdd<Acc>{}, &acc));

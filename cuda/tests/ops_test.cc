@@ -1,7 +1,9 @@
 // Every elementwise op and reduction x dtype x edge size x memory placement
 // x alignment, against a plain reference, on the backend in use.
 #include <stdio.h>
+#include <string.h>
 
+#include <algorithm>
 #include <functional>
 #include <random>
 
@@ -455,6 +457,50 @@ TEST(Reduce, DeterministicRunToRun) {
     for (float v : x) ref += v;
     EXPECT_NEAR(first, static_cast<double>(ref), 1e-6 * n);
   }
+}
+
+// A dot of host arrays (CPU threads on either backend) adds its products in
+// 16 lanes folded pairwise, per block of 65536, blocks in order (cpu_dot.h):
+// the same bits on every machine (AVX2 or not) and for any number of threads.
+template <class T>
+double DotInLanes(const std::vector<T>& x, const std::vector<T>& y) {
+  const size_t block = 65536;
+  double total = 0;
+  for (size_t b = 0; b < x.size(); b += block) {
+    const size_t end = std::min(x.size(), b + block), m = (end - b) / 16 * 16;
+    double lane[16] = {};
+    for (size_t i = 0; i < end - b; ++i) {
+      lane[i < m ? i % 16 : 0] += static_cast<double>(x[b + i]) * static_cast<double>(y[b + i]);
+    }
+    for (int w = 8; w > 0; w /= 2) {
+      for (int j = 0; j < w; ++j) lane[j] += lane[j + w];
+    }
+    total += lane[0];
+  }
+  return total;
+}
+
+template <class T>
+void ExpectDotInLanes(int dtype) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<T> u(-1, 1);
+  for (size_t n : {size_t(1), size_t(15), size_t(17), size_t(1000), size_t(65536 * 3 + 7)}) {
+    std::vector<T> x(n), y(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = u(rng);
+      y[i] = u(rng);
+    }
+    double got = 0;
+    ASSERT_EQ(cubridge_dot(dtype, x.data(), y.data(), n, &got, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    const double want = DotInLanes(x, y);
+    EXPECT_EQ(memcmp(&got, &want, 8), 0) << "n=" << n << ": " << got << " vs " << want;
+  }
+}
+
+TEST(Reduce, HostDotIsTheSameOnEveryMachine) {
+  ExpectDotInLanes<float>(CUBRIDGE_FLOAT32);
+  ExpectDotInLanes<double>(CUBRIDGE_FLOAT64);
 }
 
 TEST(Reduce, MinMaxPropagateNaN) {

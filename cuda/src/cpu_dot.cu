@@ -1,0 +1,122 @@
+// See cpu_dot.h.
+#include <vector>
+
+#include "cpu_dot.h"
+#include "cpu_pool.h"
+#include "status.h"
+#include "tuning.h"
+
+#if defined(__x86_64__) && !defined(__AVX2__)
+#include <immintrin.h>
+#define CB_DOT_AVX2 1
+#endif
+
+namespace cubridge {
+namespace {
+
+constexpr int kLanes = 16;
+
+#if defined(CB_DOT_AVX2)
+// Adds x[i] * y[i] into lanes[i % 16] for i in [0, m), m a multiple of 16;
+// multiply, then add: no FMA, so each lane rounds as the scalar loop does.
+__attribute__((target("avx2"))) void lanes_avx2(const double* x, const double* y, size_t m,
+                                                double* lanes) {
+  __m256d a0 = _mm256_loadu_pd(lanes), a1 = _mm256_loadu_pd(lanes + 4);
+  __m256d a2 = _mm256_loadu_pd(lanes + 8), a3 = _mm256_loadu_pd(lanes + 12);
+  for (size_t i = 0; i < m; i += kLanes) {
+    a0 = _mm256_add_pd(a0, _mm256_mul_pd(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
+    a1 = _mm256_add_pd(a1, _mm256_mul_pd(_mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4)));
+    a2 = _mm256_add_pd(a2, _mm256_mul_pd(_mm256_loadu_pd(x + i + 8), _mm256_loadu_pd(y + i + 8)));
+    a3 = _mm256_add_pd(a3, _mm256_mul_pd(_mm256_loadu_pd(x + i + 12), _mm256_loadu_pd(y + i + 12)));
+  }
+  _mm256_storeu_pd(lanes, a0);
+  _mm256_storeu_pd(lanes + 4, a1);
+  _mm256_storeu_pd(lanes + 8, a2);
+  _mm256_storeu_pd(lanes + 12, a3);
+}
+
+__attribute__((target("avx2"))) __m256d widen(const float* p) {
+  return _mm256_cvtps_pd(_mm_loadu_ps(p));
+}
+
+__attribute__((target("avx2"))) void lanes_avx2(const float* x, const float* y, size_t m,
+                                                double* lanes) {
+  __m256d a0 = _mm256_loadu_pd(lanes), a1 = _mm256_loadu_pd(lanes + 4);
+  __m256d a2 = _mm256_loadu_pd(lanes + 8), a3 = _mm256_loadu_pd(lanes + 12);
+  for (size_t i = 0; i < m; i += kLanes) {
+    a0 = _mm256_add_pd(a0, _mm256_mul_pd(widen(x + i), widen(y + i)));
+    a1 = _mm256_add_pd(a1, _mm256_mul_pd(widen(x + i + 4), widen(y + i + 4)));
+    a2 = _mm256_add_pd(a2, _mm256_mul_pd(widen(x + i + 8), widen(y + i + 8)));
+    a3 = _mm256_add_pd(a3, _mm256_mul_pd(widen(x + i + 12), widen(y + i + 12)));
+  }
+  _mm256_storeu_pd(lanes, a0);
+  _mm256_storeu_pd(lanes + 4, a1);
+  _mm256_storeu_pd(lanes + 8, a2);
+  _mm256_storeu_pd(lanes + 12, a3);
+}
+#endif
+
+// The dot of x[begin, end) in the lane order of cpu_dot.h.
+template <class T>
+double dot_block(const T* x, const T* y, size_t begin, size_t end) {
+  double lane[kLanes] = {};
+  x += begin;
+  y += begin;
+  const size_t n = end - begin, m = n / kLanes * kLanes;
+  size_t i = 0;
+#if defined(CB_DOT_AVX2)
+  if (cpu_has_avx2()) {
+    lanes_avx2(x, y, m, lane);
+    i = m;
+  }
+#endif
+  for (; i < m; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      lane[j] += static_cast<double>(x[i + j]) * static_cast<double>(y[i + j]);
+    }
+  }
+  for (; i < n; ++i) lane[0] += static_cast<double>(x[i]) * static_cast<double>(y[i]);
+  for (int w = kLanes / 2; w > 0; w /= 2) {
+    for (int j = 0; j < w; ++j) lane[j] += lane[j + w];
+  }
+  return lane[0];
+}
+
+// Blocks of kCpuReduceBlock elements on the thread pool, added in block order.
+template <class T>
+cubridge_status dot(const char* fn, const T* x, const T* y, size_t n, double* out) {
+  const size_t nblocks = (n + kCpuReduceBlock - 1) / kCpuReduceBlock;
+  if (nblocks <= 1) {
+    *out = dot_block(x, y, 0, n);
+    return CUBRIDGE_OK;
+  }
+  std::vector<double> partial;
+  try {
+    partial.resize(nblocks);
+  } catch (...) {
+    return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+  auto body = [&](size_t b0, size_t b1) {
+    for (size_t b = b0; b < b1; ++b) {
+      partial[b] =
+          dot_block(x, y, b * kCpuReduceBlock, b + 1 == nblocks ? n : (b + 1) * kCpuReduceBlock);
+    }
+  };
+  parallel_for(nblocks, 1, body);
+  double r = 0;
+  for (double p : partial) r += p;
+  *out = r;
+  return CUBRIDGE_OK;
+}
+
+}  // namespace
+
+cubridge_status cpu_dot(const char* fn, const float* x, const float* y, size_t n, double* out) {
+  return dot(fn, x, y, n, out);
+}
+
+cubridge_status cpu_dot(const char* fn, const double* x, const double* y, size_t n, double* out) {
+  return dot(fn, x, y, n, out);
+}
+
+}  // namespace cubridge

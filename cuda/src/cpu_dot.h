@@ -1,0 +1,21 @@
+// Dot products of float and double arrays on CPU threads, in double: 16
+// lanes (lane j takes the products j, j + 16, ...; the lanes are then folded
+// pairwise), so the result is the same on every machine and for any number of
+// threads. The lanes loop has an AVX2 copy written with intrinsics: GCC's own
+// vectorisation of the two-input loop shuffled across iterations (f64 dot 1e5
+// took 97 us, 14x a sum of the same size).
+#ifndef CUBRIDGE_SRC_CPU_DOT_H_
+#define CUBRIDGE_SRC_CPU_DOT_H_
+
+#include <stddef.h>
+
+#include "cubridge/cubridge.h"
+
+namespace cubridge {
+
+cubridge_status cpu_dot(const char* fn, const float* x, const float* y, size_t n, double* out);
+cubridge_status cpu_dot(const char* fn, const double* x, const double* y, size_t n, double* out);
+
+}  // namespace cubridge
+
+#endif  // CUBRIDGE_SRC_CPU_DOT_H_
