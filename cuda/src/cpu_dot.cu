@@ -17,42 +17,24 @@ namespace {
 constexpr int kLanes = 16;
 
 #if defined(CB_DOT_AVX2)
-// Adds x[i] * y[i] into lanes[i % 16] for i in [0, m), m a multiple of 16;
-// multiply, then add: no FMA, so each lane rounds as the scalar loop does.
-__attribute__((target("avx2"))) void lanes_avx2(const double* x, const double* y, size_t m,
-                                                double* lanes) {
-  __m256d a0 = _mm256_loadu_pd(lanes), a1 = _mm256_loadu_pd(lanes + 4);
-  __m256d a2 = _mm256_loadu_pd(lanes + 8), a3 = _mm256_loadu_pd(lanes + 12);
-  for (size_t i = 0; i < m; i += kLanes) {
-    a0 = _mm256_add_pd(a0, _mm256_mul_pd(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
-    a1 = _mm256_add_pd(a1, _mm256_mul_pd(_mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4)));
-    a2 = _mm256_add_pd(a2, _mm256_mul_pd(_mm256_loadu_pd(x + i + 8), _mm256_loadu_pd(y + i + 8)));
-    a3 = _mm256_add_pd(a3, _mm256_mul_pd(_mm256_loadu_pd(x + i + 12), _mm256_loadu_pd(y + i + 12)));
-  }
-  _mm256_storeu_pd(lanes, a0);
-  _mm256_storeu_pd(lanes + 4, a1);
-  _mm256_storeu_pd(lanes + 8, a2);
-  _mm256_storeu_pd(lanes + 12, a3);
-}
-
-__attribute__((target("avx2"))) __m256d widen(const float* p) {
+// Four elements from p as doubles.
+__attribute__((target("avx2"))) __m256d load4(const double* p) { return _mm256_loadu_pd(p); }
+__attribute__((target("avx2"))) __m256d load4(const float* p) {
   return _mm256_cvtps_pd(_mm_loadu_ps(p));
 }
 
-__attribute__((target("avx2"))) void lanes_avx2(const float* x, const float* y, size_t m,
-                                                double* lanes) {
-  __m256d a0 = _mm256_loadu_pd(lanes), a1 = _mm256_loadu_pd(lanes + 4);
-  __m256d a2 = _mm256_loadu_pd(lanes + 8), a3 = _mm256_loadu_pd(lanes + 12);
+// Adds x[i] * y[i] into lanes[i % 16] for i in [0, m), m a multiple of 16;
+// multiply, then add: no FMA, so each lane rounds as the scalar loop does.
+template <class T>
+__attribute__((target("avx2"))) void lanes_avx2(const T* x, const T* y, size_t m, double* lanes) {
+  __m256d a[4];
+  for (int k = 0; k < 4; ++k) a[k] = _mm256_loadu_pd(lanes + 4 * k);
   for (size_t i = 0; i < m; i += kLanes) {
-    a0 = _mm256_add_pd(a0, _mm256_mul_pd(widen(x + i), widen(y + i)));
-    a1 = _mm256_add_pd(a1, _mm256_mul_pd(widen(x + i + 4), widen(y + i + 4)));
-    a2 = _mm256_add_pd(a2, _mm256_mul_pd(widen(x + i + 8), widen(y + i + 8)));
-    a3 = _mm256_add_pd(a3, _mm256_mul_pd(widen(x + i + 12), widen(y + i + 12)));
+    for (int k = 0; k < 4; ++k) {
+      a[k] = _mm256_add_pd(a[k], _mm256_mul_pd(load4(x + i + 4 * k), load4(y + i + 4 * k)));
+    }
   }
-  _mm256_storeu_pd(lanes, a0);
-  _mm256_storeu_pd(lanes + 4, a1);
-  _mm256_storeu_pd(lanes + 8, a2);
-  _mm256_storeu_pd(lanes + 12, a3);
+  for (int k = 0; k < 4; ++k) _mm256_storeu_pd(lanes + 4 * k, a[k]);
 }
 #endif
 
