@@ -1,4 +1,6 @@
 // See cpu_dot.h.
+#include <string.h>
+
 #include <vector>
 
 #include "cpu_dot.h"
@@ -7,7 +9,6 @@
 #include "tuning.h"
 
 #if defined(__x86_64__) && !defined(__AVX2__)
-#include <immintrin.h>
 #define CB_DOT_AVX2 1
 #endif
 
@@ -17,24 +18,31 @@ namespace {
 constexpr int kLanes = 16;
 
 #if defined(CB_DOT_AVX2)
+// GCC vector types rather than <immintrin.h>, which CUDA 12's nvcc front end
+// cannot parse with g++ 13's headers (AMX builtins).
+typedef double D4 __attribute__((vector_size(32)));
+
 // Four elements from p as doubles.
-__attribute__((target("avx2"))) __m256d load4(const double* p) { return _mm256_loadu_pd(p); }
-__attribute__((target("avx2"))) __m256d load4(const float* p) {
-  return _mm256_cvtps_pd(_mm_loadu_ps(p));
+__attribute__((target("avx2"))) inline D4 load4(const double* p) {
+  D4 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+__attribute__((target("avx2"))) inline D4 load4(const float* p) {
+  return D4{p[0], p[1], p[2], p[3]};
 }
 
 // Adds x[i] * y[i] into lanes[i % 16] for i in [0, m), m a multiple of 16;
-// multiply, then add: no FMA, so each lane rounds as the scalar loop does.
+// multiply, then add: no FMA (AVX2 alone has none), so each lane rounds as
+// the scalar loop does.
 template <class T>
 __attribute__((target("avx2"))) void lanes_avx2(const T* x, const T* y, size_t m, double* lanes) {
-  __m256d a[4];
-  for (int k = 0; k < 4; ++k) a[k] = _mm256_loadu_pd(lanes + 4 * k);
+  D4 a[4];
+  memcpy(a, lanes, sizeof a);
   for (size_t i = 0; i < m; i += kLanes) {
-    for (int k = 0; k < 4; ++k) {
-      a[k] = _mm256_add_pd(a[k], _mm256_mul_pd(load4(x + i + 4 * k), load4(y + i + 4 * k)));
-    }
+    for (int k = 0; k < 4; ++k) a[k] += load4(x + i + 4 * k) * load4(y + i + 4 * k);
   }
-  for (int k = 0; k < 4; ++k) _mm256_storeu_pd(lanes + 4 * k, a[k]);
+  memcpy(lanes, a, sizeof a);
 }
 #endif
 
