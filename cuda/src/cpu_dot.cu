@@ -1,12 +1,8 @@
 // See cpu_dot.h.
 #include <string.h>
 
-#include <vector>
-
 #include "cpu_dot.h"
 #include "cpu_pool.h"
-#include "status.h"
-#include "tuning.h"
 
 #if defined(__x86_64__) && !defined(__AVX2__)
 #define CB_DOT_AVX2 1
@@ -72,41 +68,14 @@ double dot_block(const T* x, const T* y, size_t begin, size_t end) {
   return lane[0];
 }
 
-// Blocks of kCpuReduceBlock elements on the thread pool, added in block order.
-template <class T>
-cubridge_status dot(const char* fn, const T* x, const T* y, size_t n, double* out) {
-  const size_t nblocks = (n + kCpuReduceBlock - 1) / kCpuReduceBlock;
-  if (nblocks <= 1) {
-    *out = dot_block(x, y, 0, n);
-    return CUBRIDGE_OK;
-  }
-  std::vector<double> partial;
-  try {
-    partial.resize(nblocks);
-  } catch (...) {
-    return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  }
-  auto body = [&](size_t b0, size_t b1) {
-    for (size_t b = b0; b < b1; ++b) {
-      partial[b] =
-          dot_block(x, y, b * kCpuReduceBlock, b + 1 == nblocks ? n : (b + 1) * kCpuReduceBlock);
-    }
-  };
-  parallel_for(nblocks, 1, body);
-  double r = 0;
-  for (double p : partial) r += p;
-  *out = r;
-  return CUBRIDGE_OK;
-}
-
 }  // namespace
 
-cubridge_status cpu_dot(const char* fn, const float* x, const float* y, size_t n, double* out) {
-  return dot(fn, x, y, n, out);
+double cpu_dot_block(const float* x, const float* y, size_t begin, size_t end) {
+  return dot_block(x, y, begin, end);
 }
 
-cubridge_status cpu_dot(const char* fn, const double* x, const double* y, size_t n, double* out) {
-  return dot(fn, x, y, n, out);
+double cpu_dot_block(const double* x, const double* y, size_t begin, size_t end) {
+  return dot_block(x, y, begin, end);
 }
 
 }  // namespace cubridge

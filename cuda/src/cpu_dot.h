@@ -9,12 +9,12 @@
 
 #include <stddef.h>
 
-#include "cubridge/cubridge.h"
-
 namespace cubridge {
 
-cubridge_status cpu_dot(const char* fn, const float* x, const float* y, size_t n, double* out);
-cubridge_status cpu_dot(const char* fn, const double* x, const double* y, size_t n, double* out);
+// The dot of x and y over [begin, end), one block of a reduction (reduce.cu
+// folds the blocks in order with cpu_blocks).
+double cpu_dot_block(const float* x, const float* y, size_t begin, size_t end);
+double cpu_dot_block(const double* x, const double* y, size_t begin, size_t end);
 
 }  // namespace cubridge
 

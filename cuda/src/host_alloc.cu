@@ -76,9 +76,6 @@ cubridge_status host_alloc(const char* fn, size_t bytes, bool counted, void** p)
   const int cls = class_of(bytes, &cap);
   void* block = cls >= 0 ? pop(cls) : nullptr;
   if (!block) {
-    if (cap > SIZE_MAX - kAlign) {
-      return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: argument 'bytes' = %zu is too large", fn, bytes);
-    }
     char* raw = static_cast<char*>(aligned_alloc(kAlign, kAlign + cap));
     if (!raw) {
       return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory allocating %zu bytes", fn,
@@ -103,8 +100,8 @@ cubridge_status host_free(const char* fn, void* p, size_t* bytes, bool* counted)
   *counted = h->counted;
   h->magic = kFreed;
   size_t cap = 0;
-  const int cls = class_of(h->cap, &cap);
-  if (cls < 0 || cap != h->cap || !push(cls, p)) free(h);
+  const int cls = class_of(h->cap, &cap);  // a cached class's capacity is its own class
+  if (cls < 0 || !push(cls, p)) free(h);
   return CUBRIDGE_OK;
 }
 
@@ -119,10 +116,6 @@ void host_trim() {
   }
   g_cached = 0;
 }
-
-}  // namespace cubridge
-
-namespace cubridge {
 
 size_t host_cached() {
   std::lock_guard<std::mutex> lk(g_mu);

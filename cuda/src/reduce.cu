@@ -285,7 +285,8 @@ cubridge_status sum_or_dot(const char* fn, int dtype, const void* x, const void*
     } else if (r.path == Path::kDevice) {
       CUBRIDGE_TRY((gpu_sum_dot<T, kDot>(fn, raw_stream(stream), xp, yp, n, &acc)));
     } else if constexpr (kDot && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
-      CUBRIDGE_TRY(cpu_dot(fn, xp, yp, n, &acc));
+      auto block = [xp, yp](size_t begin, size_t end) { return cpu_dot_block(xp, yp, begin, end); };
+      CUBRIDGE_TRY(cpu_blocks(fn, n, Acc(0), block, AccAdd<Acc>{}, &acc));
     } else {
       auto term = [xp, yp](size_t i) { return red_term<T, kDot>(xp[i], kDot ? yp[i] : xp[i]); };
       CUBRIDGE_TRY(cpu_reduce(fn, n, Acc(0), term, AccAdd<Acc>{}, &acc));

@@ -26,6 +26,7 @@ PyObject* cb_numpy_empty(cb_state* st, PyObject* shape, int dtype) {
     for (int i = 0; i < st->dtype_count; i++) {
       const cb_dtype_info* di = cb_dtype(st, i);
       if (di->format[0] == '\0') continue;
+      Py_XDECREF(st->numpy_dtypes[i]); /* set by an earlier attempt that failed later */
       st->numpy_dtypes[i] = PyObject_CallFunctionObjArgs(make_dtype, di->name_obj, NULL);
       if (st->numpy_dtypes[i] == NULL) {
         Py_DECREF(make_dtype);
