@@ -45,14 +45,16 @@ func (s *Stream) Capture(record func() error) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	recErr := recordOrEnd(s, record)
-	h, sh, err = begin("stream_end_capture", s)
-	if err != nil {
-		return nil, errors.Join(recErr, err)
-	}
-	defer h.release()
-	var g C.cubridge_graph
-	err = check("stream_end_capture", func() C.cubridge_status { return C.cubridge_stream_end_capture(sh, &g) })
+	ended := false
+	defer func() {
+		if !ended { // record panicked: end the capture, drop the graph, let the panic go on
+			g, _ := endCapture(s)
+			C.cubridge_graph_destroy(g)
+		}
+	}()
+	recErr := record()
+	ended = true
+	g, err := endCapture(s)
 	if recErr != nil || err != nil {
 		C.cubridge_graph_destroy(g) // NULL when the recording failed
 		return nil, errors.Join(recErr, err)
@@ -63,26 +65,17 @@ func (s *Stream) Capture(record func() error) (*Graph, error) {
 	return graph, nil
 }
 
-// recordOrEnd runs record; if it panics, it ends the capture (dropping the
-// graph) before the panic goes on, so the stream is not left recording.
-func recordOrEnd(s *Stream, record func() error) error {
-	done := false
-	defer func() {
-		if done {
-			return
-		}
-		h, sh, err := begin("stream_end_capture", s)
-		if err != nil {
-			return // the stream was closed: nothing is left recording
-		}
-		var g C.cubridge_graph
-		C.cubridge_stream_end_capture(sh, &g)
-		C.cubridge_graph_destroy(g)
-		h.release()
-	}()
-	err := record()
-	done = true
-	return err
+// endCapture ends the capture on s and returns the recorded graph (NULL when
+// the recording failed, or s was closed meanwhile).
+func endCapture(s *Stream) (C.cubridge_graph, error) {
+	h, sh, err := begin("stream_end_capture", s)
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	var g C.cubridge_graph
+	err = check("stream_end_capture", func() C.cubridge_status { return C.cubridge_stream_end_capture(sh, &g) })
+	return g, err
 }
 
 func (g *Graph) arg() arg {
