@@ -23,6 +23,11 @@ constexpr size_t kMaxGrid = 1u << 30;
 // CPU backend: below this many elements an elementwise op runs on one thread.
 constexpr size_t kCpuGrain = 1 << 15;
 
+// How long the CPU pool's threads spin for the next job, and a caller for its
+// helpers, before sleeping (cpu_pool.cu). Waking a thread took 5-20 us on the
+// 2-core build VM, and back-to-back calls of 1e5 elements take about as long.
+constexpr std::chrono::microseconds kPoolSpin{100};
+
 // Host arrays at most this many bytes in total run on CPU threads even on the
 // GPU backend (a GPU round trip costs more). Measured on the H200 host (16
 // cores), f32 add of 1e6 host arrays (12 MB in all), new result: 0.92 ms
@@ -41,7 +46,7 @@ constexpr size_t kPrefaultMinBytes = 16u << 20;
 // ---- reductions ---------------------------------------------------------------
 
 // CPU: elements per partial result, and independent accumulators per block.
-constexpr size_t kCpuReduceBlock = 1 << 16;
+constexpr size_t kCpuReduceBlock = 1 << 14;
 constexpr int kCpuLanes = 8;
 
 // GPU single-pass sum/dot (reduce_kernel.cuh).

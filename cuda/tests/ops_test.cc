@@ -460,11 +460,11 @@ TEST(Reduce, DeterministicRunToRun) {
 }
 
 // A dot of host arrays (CPU threads on either backend) adds its products in
-// 16 lanes folded pairwise, per block of 65536, blocks in order (cpu_dot.h):
+// 16 lanes folded pairwise, per block of 16384, blocks in order (cpu_dot.h):
 // the same bits on every machine (AVX2 or not) and for any number of threads.
 template <class T>
 double DotInLanes(const std::vector<T>& x, const std::vector<T>& y) {
-  const size_t block = 65536;
+  const size_t block = 16384;
   double total = 0;
   for (size_t b = 0; b < x.size(); b += block) {
     const size_t end = std::min(x.size(), b + block), m = (end - b) / 16 * 16;
@@ -484,7 +484,7 @@ template <class T>
 void ExpectDotInLanes(int dtype) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<T> u(-1, 1);
-  for (size_t n : {size_t(1), size_t(15), size_t(17), size_t(1000), size_t(65536 * 3 + 7)}) {
+  for (size_t n : {size_t(1), size_t(15), size_t(17), size_t(1000), size_t(16384 * 3 + 7)}) {
     std::vector<T> x(n), y(n);
     for (size_t i = 0; i < n; ++i) {
       x[i] = u(rng);
