@@ -275,6 +275,14 @@ size_t all_chunks(cubridge_comm comm, size_t chunk) {
   return chunk <= SIZE_MAX / nranks ? chunk * nranks : SIZE_MAX;
 }
 
+// ncclGroupStart (start) or ncclGroupEnd, reported as fn.
+cubridge_status group_call(const char* fn, bool start) {
+  const NcclApi* api;
+  CUBRIDGE_TRY(ready(fn, &api));
+  ncclResult_t r = start ? api->GroupStart() : api->GroupEnd();
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+}
+
 }  // namespace
 
 extern "C" {
@@ -495,19 +503,11 @@ CUBRIDGE_API cubridge_status cubridge_comm_all_gather(cubridge_comm comm, int dt
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_group_start(void) {
-  const char* fn = "cubridge_comm_group_start";
-  const NcclApi* api;
-  CUBRIDGE_TRY(ready(fn, &api));
-  ncclResult_t r = api->GroupStart();
-  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+  return group_call("cubridge_comm_group_start", true);
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_group_end(void) {
-  const char* fn = "cubridge_comm_group_end";
-  const NcclApi* api;
-  CUBRIDGE_TRY(ready(fn, &api));
-  ncclResult_t r = api->GroupEnd();
-  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+  return group_call("cubridge_comm_group_end", false);
 }
 
 }  // extern "C"

@@ -10,16 +10,15 @@
 #include <vector>
 
 #include "cubridge/cubridge.h"
+#include "test_util.h"
 
 namespace {
 
-std::string g_libnccl;  // runfiles path of the pinned wheel's libnccl.so.2 (argv[1])
+using cubridge_test::Backend;
+using cubridge_test::ExpectError;
+using cubridge_test::ExpectNameTable;
 
-int Backend() {
-  int b = -1;
-  EXPECT_EQ(cubridge_get_backend(&b), CUBRIDGE_OK);
-  return b;
-}
+std::string g_libnccl;  // runfiles path of the pinned wheel's libnccl.so.2 (argv[1])
 
 bool HasNccl() {
   int v = 0;
@@ -37,18 +36,17 @@ void ExpectHealthy() {
 }
 
 TEST(Comm, ReduceOpNamesMatchNccl) {
-  EXPECT_STREQ(cubridge_reduce_op_name(CUBRIDGE_REDUCE_SUM), "sum");
-  EXPECT_STREQ(cubridge_reduce_op_name(CUBRIDGE_REDUCE_PROD), "prod");
-  EXPECT_STREQ(cubridge_reduce_op_name(CUBRIDGE_REDUCE_MAX), "max");
-  EXPECT_STREQ(cubridge_reduce_op_name(CUBRIDGE_REDUCE_MIN), "min");
-  EXPECT_EQ(cubridge_reduce_op_name(4), nullptr);
-  EXPECT_EQ(cubridge_reduce_op_name(-1), nullptr);
+  ExpectNameTable(cubridge_reduce_op_name,
+                  {{CUBRIDGE_REDUCE_SUM, "sum"},
+                   {CUBRIDGE_REDUCE_PROD, "prod"},
+                   {CUBRIDGE_REDUCE_MAX, "max"},
+                   {CUBRIDGE_REDUCE_MIN, "min"}},
+                  4);
   EXPECT_EQ(sizeof(cubridge_comm_unique_id), 128u);
 }
 
 TEST(Comm, VersionNullArgument) {
-  EXPECT_EQ(cubridge_nccl_version(nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(LastError().find("'version'"), std::string::npos) << LastError();
+  ExpectError(cubridge_nccl_version(nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT, "'version'");
 }
 
 #if !defined(CUBRIDGE_NO_CUDA)
@@ -81,9 +79,8 @@ TEST(Comm, ABLoadsTheWheelLibraryFromAnExplicitPath) {
   EXPECT_GE(v, 21900);
   // Loaded: the same path again is fine, another one is refused by name.
   EXPECT_EQ(cubridge_nccl_set_library_path(g_libnccl.c_str()), CUBRIDGE_OK);
-  EXPECT_EQ(cubridge_nccl_set_library_path("/elsewhere/libnccl.so.2"),
-            CUBRIDGE_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(LastError().find("already loaded"), std::string::npos) << LastError();
+  ExpectError(cubridge_nccl_set_library_path("/elsewhere/libnccl.so.2"),
+              CUBRIDGE_ERR_INVALID_ARGUMENT, "already loaded");
 }
 #else
 TEST(Comm, NoCudaBuildHasNoNccl) {
@@ -147,19 +144,17 @@ TEST_F(CommGpu, ArgumentChecks) {
   void* d = nullptr;
   ASSERT_EQ(cubridge_malloc(CUBRIDGE_MEMORY_DEVICE, 64 * sizeof(float), &d), CUBRIDGE_OK);
   float host[64] = {};
-  EXPECT_EQ(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, host, d, 64, 0, nullptr),
-            CUBRIDGE_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(LastError().find("pageable host memory"), std::string::npos) << LastError();
+  ExpectError(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, host, d, 64, 0, nullptr),
+              CUBRIDGE_ERR_INVALID_ARGUMENT, "pageable host memory");
   EXPECT_EQ(cubridge_comm_all_reduce(comm, 99, d, d, 64, 0, nullptr),
             CUBRIDGE_ERR_UNSUPPORTED_DTYPE);
   EXPECT_EQ(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, d, d, 64, 7, nullptr),
             CUBRIDGE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(cubridge_comm_broadcast(comm, CUBRIDGE_FLOAT32, d, d, 64, 1, nullptr),
             CUBRIDGE_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, d, static_cast<float*>(d) + 1, 32, 0,
-                                     nullptr),
-            CUBRIDGE_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(LastError().find("overlap"), std::string::npos) << LastError();
+  ExpectError(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, d, static_cast<float*>(d) + 1, 32, 0,
+                                       nullptr),
+              CUBRIDGE_ERR_INVALID_ARGUMENT, "overlap");
   EXPECT_EQ(cubridge_comm_init_all(ndev_ + 1, nullptr, &comm), CUBRIDGE_ERR_INVALID_ARGUMENT);
   // One rank: all_reduce is the identity, in place.
   std::vector<float> v(64), back(64);

@@ -47,12 +47,12 @@ TEST(Tables, DtypesStatusesMemoryKinds) {
     EXPECT_STRNE(cubridge_status_name(s), "UNKNOWN") << s;
   }
   EXPECT_STREQ(cubridge_status_name(cubridge_status_count()), "UNKNOWN");
-  EXPECT_STREQ(cubridge_memory_name(CUBRIDGE_MEMORY_HOST), "host");
-  EXPECT_STREQ(cubridge_memory_name(CUBRIDGE_MEMORY_DEVICE), "device");
-  EXPECT_STREQ(cubridge_memory_name(CUBRIDGE_MEMORY_MANAGED), "managed");
-  EXPECT_STREQ(cubridge_memory_name(CUBRIDGE_MEMORY_PINNED), "pinned");
-  EXPECT_EQ(cubridge_memory_name(4), nullptr);
-  EXPECT_EQ(cubridge_memory_name(-1), nullptr);
+  ExpectNameTable(cubridge_memory_name,
+                  {{CUBRIDGE_MEMORY_HOST, "host"},
+                   {CUBRIDGE_MEMORY_DEVICE, "device"},
+                   {CUBRIDGE_MEMORY_MANAGED, "managed"},
+                   {CUBRIDGE_MEMORY_PINNED, "pinned"}},
+                  4);
   const int v = cubridge_cuda_version();
   EXPECT_TRUE(v == 0 || v >= 12000) << v;  // 0 only in a build without CUDA
 }

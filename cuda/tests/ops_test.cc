@@ -536,8 +536,8 @@ TEST(Elementwise, IntegerWrapAndDivisionEdges) {
 
 TEST(Elementwise, IntegerAlphaMustBeWhole) {
   int64_t x[2] = {1, 2}, y[2] = {3, 4};
-  EXPECT_EQ(cubridge_axpy(CUBRIDGE_INT64, 0.5, x, y, 2, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(cubridge_last_error()).find("'alpha'"), std::string::npos);
+  ExpectError(cubridge_axpy(CUBRIDGE_INT64, 0.5, x, y, 2, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT,
+              "'alpha'");
   EXPECT_EQ(cubridge_scale(CUBRIDGE_INT32, NAN, x, 2, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
   ASSERT_EQ(cubridge_axpy(CUBRIDGE_INT64, -2, x, y, 2, nullptr), CUBRIDGE_OK);
   EXPECT_EQ(y[0], 1);

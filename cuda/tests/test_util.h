@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cubridge/cubridge.h"
@@ -138,6 +139,26 @@ void ExpectSame(const std::vector<S>& got, const std::vector<S>& want, const std
   }
   EXPECT_EQ(bad, 0u) << what << ": first mismatch at " << first << ": got " << AsDouble(got[first])
                      << " want " << AsDouble(want[first]);
+}
+
+// ---- errors ------------------------------------------------------------------------
+
+// A call returned `want` and its error message names `needle` (e.g. "'a'").
+inline void ExpectError(cubridge_status got, cubridge_status want, const char* needle) {
+  EXPECT_EQ(got, want);
+  EXPECT_NE(std::string(cubridge_last_error()).find(needle), std::string::npos)
+      << "error message: " << cubridge_last_error();
+}
+
+// ---- the C ABI's name tables ------------------------------------------------------
+
+// name(value) is the paired name for each of `want`, and nullptr for -1 and
+// for `count`, just past the table.
+inline void ExpectNameTable(const char* (*name)(int),
+                            const std::vector<std::pair<int, const char*>>& want, int count) {
+  for (const auto& [value, text] : want) EXPECT_STREQ(name(value), text) << value;
+  EXPECT_EQ(name(count), nullptr);
+  EXPECT_EQ(name(-1), nullptr);
 }
 
 // ---- backend and memory -------------------------------------------------------

@@ -200,3 +200,30 @@ func sample[T cubridge.Number](n, seed int) []T {
 	}
 	return out
 }
+
+// assertEmptySliceOps: every slice op on zero elements (dst, and a, which may
+// be nil) succeeds and writes nothing, and their sum is zero.
+func assertEmptySliceOps[T cubridge.Float](t *testing.T, dst, a []T) {
+	t.Helper()
+	assert.NoError(t, cubridge.Add(dst, a, dst))
+	assert.NoError(t, cubridge.Div(dst, dst, dst, 1))
+	assert.NoError(t, cubridge.Axpy(2, dst, dst))
+	assert.NoError(t, cubridge.Scale(2, dst))
+	assert.NoError(t, cubridge.Fill(dst, 2))
+	assert.NoError(t, cubridge.Convert([]int64{}, dst))
+	s, err := cubridge.Sum(a)
+	require.NoError(t, err)
+	assert.Zero(t, s)
+}
+
+// assertEmptyBufferOps: a zero-length buffer copies and adds, has no minimum,
+// and frees.
+func assertEmptyBufferOps[T cubridge.Number](t *testing.T, b *cubridge.Buffer[T]) {
+	t.Helper()
+	assert.Equal(t, 0, b.Len())
+	require.NoError(t, b.CopyFrom(nil))
+	require.NoError(t, b.CopyTo([]T{}))
+	require.NoError(t, cubridge.AddBuffer(b, b, b, nil))
+	_, err := cubridge.MinBuffer(b, nil)
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+}

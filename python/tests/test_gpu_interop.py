@@ -14,15 +14,9 @@ import numpy as np
 import pytest
 
 import cubridge
+from gpu_peers import require_cuda_and_peers
 
-if cubridge.backend() != "cuda":
-    pytest.skip(
-        f"no GPU: cubridge runs its {cubridge.backend()} backend",
-        allow_module_level=True,
-    )
-
-cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
-torch = pytest.importorskip("torch", reason="torch is not installed")
+cupy, torch = require_cuda_and_peers()
 if not torch.cuda.is_available():
     pytest.skip("torch sees no CUDA device", allow_module_level=True)
 

@@ -17,14 +17,9 @@ from typing import Any
 import pytest
 
 import cubridge
+from gpu_peers import require_cuda_and_peers
 
-if cubridge.backend() != "cuda":
-    pytest.skip(
-        f"no GPU: cubridge runs its {cubridge.backend()} backend",
-        allow_module_level=True,
-    )
-cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
-torch = pytest.importorskip("torch", reason="torch is not installed")
+cupy, torch = require_cuda_and_peers()
 
 N = 1 << 22
 # About a second of spinning on an H100 (1.98 GHz): far longer than any call here.

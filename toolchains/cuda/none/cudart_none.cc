@@ -6,6 +6,27 @@
 
 namespace {
 constexpr cudaError_t kNoDevice = cudaErrorNoDevice;
+
+// The errors this runtime returns, with CUDA's names and messages.
+struct ErrorText {
+  cudaError_t error;
+  const char* name;
+  const char* text;
+};
+constexpr ErrorText kErrors[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice",
+     "no CUDA-capable device is detected (built without CUDA: mode=none)"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+};
+constexpr ErrorText kUnknown = {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"};
+
+const ErrorText& error_text(cudaError_t error) {
+  for (const ErrorText& e : kErrors) {
+    if (e.error == error) return e;
+  }
+  return kUnknown;
+}
 }  // namespace
 
 extern "C" {
@@ -22,31 +43,8 @@ cudaError_t cudaDeviceSynchronize(void) { return kNoDevice; }
 cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 cudaError_t cudaPeekAtLastError(void) { return cudaSuccess; }
 
-const char* cudaGetErrorName(cudaError_t error) {
-  switch (error) {
-    case cudaSuccess:
-      return "cudaSuccess";
-    case cudaErrorNoDevice:
-      return "cudaErrorNoDevice";
-    case cudaErrorInvalidValue:
-      return "cudaErrorInvalidValue";
-    default:
-      return "cudaErrorUnknown";
-  }
-}
-
-const char* cudaGetErrorString(cudaError_t error) {
-  switch (error) {
-    case cudaSuccess:
-      return "no error";
-    case cudaErrorNoDevice:
-      return "no CUDA-capable device is detected (built without CUDA: mode=none)";
-    case cudaErrorInvalidValue:
-      return "invalid argument";
-    default:
-      return "unknown error";
-  }
-}
+const char* cudaGetErrorName(cudaError_t error) { return error_text(error).name; }
+const char* cudaGetErrorString(cudaError_t error) { return error_text(error).text; }
 
 cudaError_t cudaMalloc(void**, size_t) { return kNoDevice; }
 cudaError_t cudaMallocHost(void**, size_t) { return kNoDevice; }

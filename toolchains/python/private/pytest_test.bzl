@@ -19,5 +19,9 @@ def pytest_test(name, srcs, args = [], data = [], **kwargs):
         main = main,
         args = ["$(rootpath %s)" % s for s in srcs if not s.endswith("conftest.py")] + args,
         data = data,
+        # No __init__.py made up in the runfiles: the test directory imports as
+        # it does from a checkout (pytest puts it on sys.path, so test modules
+        # can import helper modules beside them).
+        legacy_create_init = 0,
         **kwargs
     )
