@@ -104,14 +104,7 @@ cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaSt
     return launch(ew_vec_kernel<V, Op, TO, TA, TB>, blocks, kThreads, stream, op, out, a, b, n,
                   head, nvec);
   }
-  // Occupancy per device (devices of one host may differ).
-  static std::atomic<int> resident[kMaxDevices];
-  const int slot = device >= 0 && device < kMaxDevices ? device : 0;
-  int blocks_per_sm = resident[slot].load(std::memory_order_relaxed);
-  if (blocks_per_sm <= 0) {
-    blocks_per_sm = resident_blocks(ew_scalar_kernel<Op, TO, TA, TB>);
-    resident[slot].store(blocks_per_sm, std::memory_order_relaxed);
-  }
+  const int blocks_per_sm = resident_blocks_on<ew_scalar_kernel<Op, TO, TA, TB>>(device);
   return launch(ew_scalar_kernel<Op, TO, TA, TB>, grid_for(n, device, blocks_per_sm), kThreads,
                 stream, op, out, a, b, n);
 }

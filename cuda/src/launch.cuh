@@ -7,8 +7,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "backend.h"
+#include "devices.h"
 #include "tuning.h"
 
 namespace cubridge {
@@ -39,6 +41,20 @@ int resident_blocks(Kernel kernel) {
       blocks <= 0) {
     (void)cudaGetLastError();
     blocks = 4;
+  }
+  return blocks;
+}
+
+// resident_blocks(kKernel) on `device`, asked once per kernel and device
+// (devices of one host may differ).
+template <auto kKernel>
+int resident_blocks_on(int device) {
+  static std::atomic<int> resident[kMaxDevices];
+  const int slot = device >= 0 && device < kMaxDevices ? device : 0;
+  int blocks = resident[slot].load(std::memory_order_relaxed);
+  if (blocks <= 0) {
+    blocks = resident_blocks(kKernel);
+    resident[slot].store(blocks, std::memory_order_relaxed);
   }
   return blocks;
 }

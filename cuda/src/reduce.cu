@@ -189,8 +189,7 @@ cubridge_status gpu_sum_dot(const char* fn, cudaStream_t stream, const T* x, con
   RedResult<AccOf<T>> out{
       static_cast<AccOf<T>*>(s->result_dev),
       reinterpret_cast<unsigned*>(static_cast<char*>(s->result_dev) + kRedDoneOffset), seq};
-  const int sms = sm_count(device);
-  cudaError_t err = launch_reduce<T, kDot>(x, y, n, s->blocks, out, sms, stream);
+  cudaError_t err = launch_reduce<T, kDot>(x, y, n, s->blocks, out, device, stream);
   if (err != cudaSuccess) return fail_cuda(err, fn, "kernel launch");
   CUBRIDGE_TRY(wait_done(fn, stream, s, seq));
   memcpy(acc, s->result, sizeof(AccOf<T>));

@@ -188,7 +188,7 @@ size_t red_vector_head(const T* x, const T* y) {
 // `scratch` is kRedScratchBytes of device memory whose first word is 0.
 template <class T, bool kDot>
 cudaError_t launch_reduce(const T* x, const T* y, size_t n, void* scratch,
-                          RedResult<AccOf<T>> result, int sms, cudaStream_t stream) {
+                          RedResult<AccOf<T>> result, int device, cudaStream_t stream) {
   constexpr int V = 16 / sizeof(T) > 0 ? static_cast<int>(16 / sizeof(T)) : 1;
   unsigned* count = static_cast<unsigned*>(scratch);
   auto* partial = reinterpret_cast<AccOf<T>*>(static_cast<char*>(scratch) + 256);
@@ -200,16 +200,23 @@ cudaError_t launch_reduce(const T* x, const T* y, size_t n, void* scratch,
   const size_t per_block = static_cast<size_t>(kRedThreads) * kRedIlp;
   size_t blocks = (nvec + per_block - 1) / per_block;
   // The scalar head and tail (fewer than V elements each) need head, tail
-  // threads; a full wave of blocks is enough to keep memory busy.
-  blocks = std::max<size_t>(blocks, 1);
-  blocks = std::min<size_t>(
-      blocks, std::min<size_t>(static_cast<size_t>(sms) * kRedBlocksPerSm, kRedMaxBlocks));
+  // threads. One full wave of resident blocks keeps memory busy; a grid larger
+  // than the kernel's occupancy (its registers decide) runs a partial last
+  // wave: f64 dot took 66 registers, 3 blocks per SM against the 8 asked.
+  static_assert(kRedThreads == kThreads, "resident_blocks_on counts blocks of kThreads");
+  auto grid = [&](int resident) {
+    const size_t per_sm = static_cast<size_t>(std::min(kRedBlocksPerSm, resident));
+    const size_t wave = static_cast<size_t>(sm_count(device)) * per_sm;
+    return std::max<size_t>(1, std::min({blocks, wave, static_cast<size_t>(kRedMaxBlocks)}));
+  };
   if (vec) {
-    return launch(reduce_kernel<T, kDot, V>, blocks, kRedThreads, stream, x, y, n, head, nvec,
-                  count, partial, result);
+    constexpr auto kernel = reduce_kernel<T, kDot, V>;
+    return launch(kernel, grid(resident_blocks_on<kernel>(device)), kRedThreads, stream, x, y, n,
+                  head, nvec, count, partial, result);
   }
-  return launch(reduce_kernel<T, kDot, 1>, blocks, kRedThreads, stream, x, y, n, size_t(0), n,
-                count, partial, result);
+  constexpr auto kernel = reduce_kernel<T, kDot, 1>;
+  return launch(kernel, grid(resident_blocks_on<kernel>(device)), kRedThreads, stream, x, y, n,
+                size_t(0), n, count, partial, result);
 }
 
 }  // namespace cubridge

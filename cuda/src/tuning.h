@@ -52,7 +52,7 @@ constexpr int kCpuLanes = 8;
 // GPU single-pass sum/dot (reduce_kernel.cuh).
 constexpr int kRedThreads = 256;
 constexpr int kRedIlp = 4;                // 16-byte vectors in flight per thread
-constexpr int kRedBlocksPerSm = 8;        // a full wave of 256-thread blocks
+constexpr int kRedBlocksPerSm = 8;        // at most; fewer when registers allow fewer
 constexpr unsigned kRedMaxBlocks = 4096;  // partials the scratch block holds
 constexpr size_t kRedScratchBytes = 256 + kRedMaxBlocks * 8;  // counter, then partials
 // How long the host spins on a reduction's done flag before it falls back to
