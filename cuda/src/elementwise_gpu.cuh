@@ -7,9 +7,7 @@
 #include <stdint.h>
 
 #include <algorithm>
-#include <atomic>
 
-#include "devices.h"
 #include "launch.cuh"
 #include "ops.cuh"
 #include "tuning.h"

@@ -197,17 +197,16 @@ cudaError_t launch_reduce(const T* x, const T* y, size_t n, void* scratch,
   const size_t v = vec ? V : 1;
   if (!vec) head = 0;
   const size_t nvec = (n - head) / v;
-  const size_t per_block = static_cast<size_t>(kRedThreads) * kRedIlp;
-  size_t blocks = (nvec + per_block - 1) / per_block;
-  // The scalar head and tail (fewer than V elements each) need head, tail
-  // threads. One full wave of resident blocks keeps memory busy; a grid larger
-  // than the kernel's occupancy (its registers decide) runs a partial last
-  // wave: f64 dot took 66 registers, 3 blocks per SM against the 8 asked.
-  static_assert(kRedThreads == kThreads, "resident_blocks_on counts blocks of kThreads");
+  // A thread per kRedIlp vectors, in at most one full wave of resident blocks
+  // (grid_for): a grid larger than the kernel's occupancy (its registers
+  // decide) runs a partial last wave; f64 dot took 66 registers, 3 blocks per
+  // SM against the 8 asked. The scalar head and tail (fewer than V elements
+  // each) need head, tail threads, which one block has.
+  static_assert(kRedThreads == kThreads, "grid_for and resident_blocks_on count kThreads blocks");
+  const size_t threads = (nvec + kRedIlp - 1) / kRedIlp;
   auto grid = [&](int resident) {
-    const size_t per_sm = static_cast<size_t>(std::min(kRedBlocksPerSm, resident));
-    const size_t wave = static_cast<size_t>(sm_count(device)) * per_sm;
-    return std::max<size_t>(1, std::min({blocks, wave, static_cast<size_t>(kRedMaxBlocks)}));
+    const size_t wave = grid_for(threads, device, std::min(kRedBlocksPerSm, resident));
+    return std::min<size_t>(wave, kRedMaxBlocks);
   };
   if (vec) {
     constexpr auto kernel = reduce_kernel<T, kDot, V>;
