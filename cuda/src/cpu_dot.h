@@ -3,7 +3,7 @@
 // pairwise), so the result is the same on every machine and for any number of
 // threads. The lanes loop has an AVX2 copy in GCC vector types (GCC's own
 // vectorisation of the two-input loop shuffled across iterations: f64 dot 1e5
-// took 97 us, 14x a sum of the same size), and for float an AVX-512 copy.
+// took 97 us, 14x a sum of the same size), and an AVX-512 copy.
 #ifndef CUBRIDGE_SRC_CPU_DOT_H_
 #define CUBRIDGE_SRC_CPU_DOT_H_
 

@@ -55,7 +55,11 @@ cubridge_status cpu_blocks(const char* fn, size_t n, Part init, PartFn part, Mer
       partial[b] = part(b * kCpuReduceBlock, b + 1 == nblocks ? n : (b + 1) * kCpuReduceBlock);
     }
   };
-  parallel_for(nblocks, 1, body);
+  if (n < kCpuReduceParallelMin) {
+    run_best(body, 0, nblocks);  // a second block too small to pay for a hand-off
+  } else {
+    parallel_for(nblocks, 1, body);
+  }
   Part r = init;
   for (const Part& p : partial) r = merge(r, p);
   *out = r;
