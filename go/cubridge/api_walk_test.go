@@ -379,10 +379,6 @@ func TestAPIWalkZeroLength(t *testing.T) {
 		b, err := alloc(0)
 		require.NoError(t, err)
 		assertEmptyBufferOps(t, b)
-		sum, err := cubridge.SumBuffer(b, nil)
-		require.NoError(t, err)
-		assert.Zero(t, sum)
-		require.NoError(t, b.Free())
 	}
 	stillWorks(t)
 }

@@ -271,15 +271,7 @@ func (b *Buffer[T]) Prefetch(device int, s *Stream) error {
 // Copy copies src into dst, two buffers of the same length, on stream s.
 // Between device, managed and pinned memory the copy is asynchronous on s.
 func Copy[T Number](dst, src *Buffer[T], s *Stream) error {
-	h, sh, err := begin("memcpy", s, dst.arg("dst"), src.arg("src"))
-	if err != nil {
-		return err
-	}
-	defer h.release()
-	if dst.n != src.n {
-		return invalid("memcpy", "dst has %d elements, src %d", dst.n, src.n)
-	}
-	return check("memcpy", func() C.cubridge_status {
+	return srcToDst("memcpy", dst, src, s, func(sh C.cubridge_stream) C.cubridge_status {
 		return C.cubridge_memcpy(dst.ptr, src.ptr, bytesOf[T](dst.n), sh)
 	})
 }

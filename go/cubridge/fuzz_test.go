@@ -117,7 +117,7 @@ func fuzzOp[T cubridge.Number](t *testing.T, opByte uint8, vals []T) {
 		case []float64:
 			checkFloatSum(t, op, xs, any(y).([]float64))
 		default:
-			got, err := intReduce(op, "slices", a, y, nil, nil)
+			got, err := reduce[int64](op, "slices", a, y, nil, nil)
 			require.NoError(t, err)
 			assert.Equal(t, refSumDot(a, y), got, op)
 		}
@@ -147,13 +147,7 @@ func checkConvert[D, S cubridge.Number](t *testing.T, src []S) {
 // rounding error of any summation order. Where overflow makes the result
 // depend on the order, only a NaN that every order produces is checked.
 func checkFloatSum[T cubridge.Float](t *testing.T, op string, x, y []T) {
-	var got float64
-	var err error
-	if op == "sum" {
-		got, err = cubridge.Sum(x)
-	} else {
-		got, err = cubridge.Dot(x, y)
-	}
+	got, err := reduce[float64](op, "slices", x, y, nil, nil)
 	require.NoError(t, err)
 	want, tol := refSum(x, y)
 	if !math.IsInf(tol, 0) && !math.IsNaN(tol) {
@@ -162,10 +156,7 @@ func checkFloatSum[T cubridge.Float](t *testing.T, op string, x, y []T) {
 	}
 	var nan, pos, neg bool
 	for i := range x {
-		v := float64(x[i])
-		if y != nil {
-			v *= float64(y[i])
-		}
+		v := refTerm[float64](x, y, i)
 		nan = nan || math.IsNaN(v)
 		pos = pos || math.IsInf(v, 1)
 		neg = neg || math.IsInf(v, -1)

@@ -54,54 +54,55 @@ func bufferMinMax[T cubridge.Number](op string, x *cubridge.Buffer[T]) (T, error
 	return cubridge.MaxBuffer(x, nil)
 }
 
-// floatReduce runs sum or dot of a float type through "slices" or "buffers".
-func floatReduce[T cubridge.Number](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (float64, error) {
-	switch xs := any(x).(type) {
-	case []float32:
-		return floatReduceOf(op, path, xs, any(y).([]float32), any(xb).(*cubridge.Buffer[float32]), any(yb).(*cubridge.Buffer[float32]))
-	case []float64:
-		return floatReduceOf(op, path, xs, any(y).([]float64), any(xb).(*cubridge.Buffer[float64]), any(yb).(*cubridge.Buffer[float64]))
-	}
-	panic(fmt.Sprintf("floatReduce: %T", x))
+// reducer runs sum or dot ("sum", "dot") through path ("slices": x and y;
+// "buffers": xb and yb) with cubridge's functions of one element type T,
+// whose result is R.
+type reducer[T cubridge.Number, R any] func(op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (R, error)
+
+// newReducer makes the reducer of one element type's sum and dot functions:
+// the float ones and the integer ones differ only in name and result type.
+func newReducer[T cubridge.Number, R any](
+	sum func([]T) (R, error),
+	sumBuffer func(*cubridge.Buffer[T], *cubridge.Stream) (R, error),
+	dot func(x, y []T) (R, error),
+	dotBuffer func(x, y *cubridge.Buffer[T], s *cubridge.Stream) (R, error),
+) any {
+	return reducer[T, R](func(op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (R, error) {
+		switch op + "/" + path {
+		case "sum/slices":
+			return sum(x)
+		case "sum/buffers":
+			return sumBuffer(xb, nil)
+		case "dot/slices":
+			return dot(x, y)
+		case "dot/buffers":
+			return dotBuffer(xb, yb, nil)
+		}
+		panic(op + "/" + path)
+	})
 }
 
-func floatReduceOf[T cubridge.Float](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (float64, error) {
-	switch op + "/" + path {
-	case "sum/slices":
-		return cubridge.Sum(x)
-	case "sum/buffers":
-		return cubridge.SumBuffer(xb, nil)
-	case "dot/slices":
-		return cubridge.Dot(x, y)
-	case "dot/buffers":
-		return cubridge.DotBuffer(xb, yb, nil)
-	}
-	panic(op + "/" + path)
+// reducers holds the reducer of each element type (an any: the result type
+// is float64 for the float types, int64 for the integer ones).
+var reducers = map[cubridge.DType]any{
+	cubridge.Float32: newReducer[float32](cubridge.Sum, cubridge.SumBuffer, cubridge.Dot, cubridge.DotBuffer),
+	cubridge.Float64: newReducer[float64](cubridge.Sum, cubridge.SumBuffer, cubridge.Dot, cubridge.DotBuffer),
+	cubridge.Int32:   newReducer[int32](cubridge.SumInt, cubridge.SumIntBuffer, cubridge.DotInt, cubridge.DotIntBuffer),
+	cubridge.Int64:   newReducer[int64](cubridge.SumInt, cubridge.SumIntBuffer, cubridge.DotInt, cubridge.DotIntBuffer),
 }
 
-// intReduce runs sum or dot of an integer type through "slices" or "buffers".
-func intReduce[T cubridge.Number](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (int64, error) {
-	switch xs := any(x).(type) {
-	case []int32:
-		return intReduceOf(op, path, xs, any(y).([]int32), any(xb).(*cubridge.Buffer[int32]), any(yb).(*cubridge.Buffer[int32]))
-	case []int64:
-		return intReduceOf(op, path, xs, any(y).([]int64), any(xb).(*cubridge.Buffer[int64]), any(yb).(*cubridge.Buffer[int64]))
-	}
-	panic(fmt.Sprintf("intReduce: %T", x))
+// reduce runs sum or dot of T through path, as reducer; R must be T's result
+// type (float64 for a float T, int64 for an integer T).
+func reduce[R any, T cubridge.Number](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (R, error) {
+	return reducers[cubridge.DTypeOf[T]()].(reducer[T, R])(op, path, x, y, xb, yb)
 }
 
-func intReduceOf[T cubridge.Integer](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (int64, error) {
-	switch op + "/" + path {
-	case "sum/slices":
-		return cubridge.SumInt(x)
-	case "sum/buffers":
-		return cubridge.SumIntBuffer(xb, nil)
-	case "dot/slices":
-		return cubridge.DotInt(x, y)
-	case "dot/buffers":
-		return cubridge.DotIntBuffer(xb, yb, nil)
+// reduceAny is reduce with T's own result type.
+func reduceAny[T cubridge.Number](op, path string, x, y []T, xb, yb *cubridge.Buffer[T]) (any, error) {
+	if isFloat[T]() {
+		return reduce[float64](op, path, x, y, xb, yb)
 	}
-	panic(op + "/" + path)
+	return reduce[int64](op, path, x, y, xb, yb)
 }
 
 // assertSumDot asserts that sum(x) and dot(x, y) through path ("slices" or
@@ -114,13 +115,7 @@ func assertSumDot[T cubridge.Number](t *testing.T, path string, x, y []T, xb, yb
 		if op == "dot" {
 			refY = y
 		}
-		var got any
-		var err error
-		if isFloat[T]() {
-			got, err = floatReduce(op, path, x, y, xb, yb)
-		} else {
-			got, err = intReduce(op, path, x, y, xb, yb)
-		}
+		got, err := reduceAny(op, path, x, y, xb, yb)
 		require.NoError(t, err, "%s %s", op, what)
 		assert.Equal(t, refSumDot(x, refY), got, "%s %s", op, what)
 	}
@@ -217,7 +212,7 @@ func assertEmptySliceOps[T cubridge.Float](t *testing.T, dst, a []T) {
 }
 
 // assertEmptyBufferOps: a zero-length buffer copies and adds, has no minimum,
-// and frees.
+// sums to zero, and frees.
 func assertEmptyBufferOps[T cubridge.Number](t *testing.T, b *cubridge.Buffer[T]) {
 	t.Helper()
 	assert.Equal(t, 0, b.Len())
@@ -226,4 +221,8 @@ func assertEmptyBufferOps[T cubridge.Number](t *testing.T, b *cubridge.Buffer[T]
 	require.NoError(t, cubridge.AddBuffer(b, b, b, nil))
 	_, err := cubridge.MinBuffer(b, nil)
 	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	sum, err := reduceAny("sum", "buffers", nil, nil, b, nil) // SumBuffer or SumIntBuffer
+	require.NoError(t, err)
+	assert.Zero(t, sum)
+	require.NoError(t, b.Free())
 }

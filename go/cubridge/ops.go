@@ -122,16 +122,22 @@ func FillBuffer[T Number](x *Buffer[T], value T, s *Stream) error {
 
 // ConvertBuffer queues dst = D(src) on stream s, as Convert and AddBuffer.
 func ConvertBuffer[D, S Number](dst *Buffer[D], src *Buffer[S], s *Stream) error {
-	h, sh, err := begin("convert", s, dst.arg("dst"), src.arg("src"))
+	dd, sd := C.int(DTypeOf[D]()), C.int(DTypeOf[S]())
+	return srcToDst("convert", dst, src, s, func(sh C.cubridge_stream) C.cubridge_status {
+		return C.cubridge_convert(sd, src.ptr, dd, dst.ptr, C.size_t(dst.n), sh)
+	})
+}
+
+// srcToDst runs call, which writes dst from src (Copy, ConvertBuffer), on
+// stream s: both buffers locked for the call and of the same length.
+func srcToDst[D, S Number](op string, dst *Buffer[D], src *Buffer[S], s *Stream, call func(C.cubridge_stream) C.cubridge_status) error {
+	h, sh, err := begin(op, s, dst.arg("dst"), src.arg("src"))
 	if err != nil {
 		return err
 	}
 	defer h.release()
 	if src.n != dst.n {
-		return invalid("convert", "src has %d elements, dst has %d", src.n, dst.n)
+		return invalid(op, "src has %d elements, dst has %d", src.n, dst.n)
 	}
-	dd, sd := C.int(DTypeOf[D]()), C.int(DTypeOf[S]())
-	return check("convert", func() C.cubridge_status {
-		return C.cubridge_convert(sd, src.ptr, dd, dst.ptr, C.size_t(dst.n), sh)
-	})
+	return check(op, func() C.cubridge_status { return call(sh) })
 }

@@ -76,15 +76,22 @@ func refScale[T cubridge.Number](alpha T, x []T) []T {
 	return out
 }
 
+// refTerm is the i-th term of a sum (y nil: x[i]) or of a dot (x[i]*y[i]),
+// computed in R: float64 for a float sum, int64 (wrapping) for an integer one.
+func refTerm[R float64 | int64, T cubridge.Number](x, y []T, i int) R {
+	v := R(x[i])
+	if y != nil {
+		v *= R(y[i])
+	}
+	return v
+}
+
 // refSum returns the float64 sum and a bound on the rounding error of any
 // summation order.
 func refSum[T cubridge.Float](x, y []T) (sum, tol float64) {
 	var abs float64
 	for i := range x {
-		v := float64(x[i])
-		if y != nil {
-			v *= float64(y[i])
-		}
+		v := refTerm[float64](x, y, i)
 		sum += v
 		abs += math.Abs(v)
 	}
@@ -94,11 +101,7 @@ func refSum[T cubridge.Float](x, y []T) (sum, tol float64) {
 func refSumInt[T cubridge.Integer](x, y []T) int64 {
 	var s int64
 	for i := range x {
-		v := int64(x[i])
-		if y != nil {
-			v *= int64(y[i])
-		}
-		s += v
+		s += refTerm[int64](x, y, i)
 	}
 	return s
 }

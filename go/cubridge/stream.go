@@ -24,26 +24,18 @@ type Stream struct {
 // NewStream creates a stream. Close it when done; an unreachable Stream is
 // closed by the garbage collector as a safety net.
 func NewStream() (*Stream, error) {
-	var h C.cubridge_stream
-	if err := check("stream_create", func() C.cubridge_status {
-		return C.cubridge_stream_create(&h)
-	}); err != nil {
-		return nil, err
-	}
-	return newStream(h), nil
+	return create("stream_create", newStream, func(h *C.cubridge_stream) C.cubridge_status {
+		return C.cubridge_stream_create(h)
+	})
 }
 
 // NewStreamOn creates a stream on CUDA device d (on the CPU backend only
 // device 0 exists). Work on it runs on d; buffers of another device given
 // with it are ErrInvalidArgument.
 func NewStreamOn(d int) (*Stream, error) {
-	var h C.cubridge_stream
-	if err := check("stream_create_on", func() C.cubridge_status {
-		return C.cubridge_stream_create_on(C.int(d), &h)
-	}); err != nil {
-		return nil, err
-	}
-	return newStream(h), nil
+	return create("stream_create_on", newStream, func(h *C.cubridge_stream) C.cubridge_status {
+		return C.cubridge_stream_create_on(C.int(d), h)
+	})
 }
 
 // Device returns the CUDA device s belongs to (a nil Stream: the default
@@ -62,13 +54,9 @@ func (s *Stream) Device() (int, error) {
 // StreamFromHandle wraps a cudaStream_t created elsewhere (by CuPy, torch,
 // ...) without owning it: Close releases only the wrapper.
 func StreamFromHandle(handle uintptr) (*Stream, error) {
-	var h C.cubridge_stream
-	if err := check("stream_from_handle", func() C.cubridge_status {
-		return C.cubridge_stream_from_handle(C.uintptr_t(handle), &h)
-	}); err != nil {
-		return nil, err
-	}
-	return newStream(h), nil
+	return create("stream_from_handle", newStream, func(h *C.cubridge_stream) C.cubridge_status {
+		return C.cubridge_stream_from_handle(C.uintptr_t(handle), h)
+	})
 }
 
 func newStream(h C.cubridge_stream) *Stream {
@@ -116,16 +104,16 @@ type Event struct {
 
 // NewEvent creates an event. Close it when done.
 func NewEvent() (*Event, error) {
-	var h C.cubridge_event
-	if err := check("event_create", func() C.cubridge_status {
-		return C.cubridge_event_create(&h)
-	}); err != nil {
-		return nil, err
-	}
+	return create("event_create", newEvent, func(h *C.cubridge_event) C.cubridge_status {
+		return C.cubridge_event_create(h)
+	})
+}
+
+func newEvent(h C.cubridge_event) *Event {
 	e := &Event{h: h}
 	e.res.init()
 	e.cleanup = runtime.AddCleanup(e, func(h C.cubridge_event) { C.cubridge_event_destroy(h) }, h)
-	return e, nil
+	return e
 }
 
 func (e *Event) arg(name string) arg {
@@ -178,6 +166,16 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 		return C.cubridge_event_elapsed_ms(start.h, end.h, &ms)
 	})
 	return time.Duration(float64(ms) * float64(time.Millisecond)), err
+}
+
+// create runs a C constructor, which writes the new object's handle to *h,
+// and wraps the handle it made (newStream, newEvent).
+func create[H, R any](op string, wrap func(H) *R, construct func(h *H) C.cubridge_status) (*R, error) {
+	var h H
+	if err := check(op, func() C.cubridge_status { return construct(&h) }); err != nil {
+		return nil, err
+	}
+	return wrap(h), nil
 }
 
 // begin read-locks the resources in args and the stream s (nil: the default

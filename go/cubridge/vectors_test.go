@@ -225,7 +225,7 @@ func runReductionVector[T cubridge.Number](t *testing.T, op string, x, y []T, wa
 		want, err := strconv.ParseFloat(wantStr, 64)
 		require.NoError(t, err)
 		for _, path := range []string{"slices", "buffers"} {
-			got, err := floatReduce(op, path, x, y, xb, yb)
+			got, err := reduce[float64](op, path, x, y, xb, yb)
 			require.NoError(t, err, path)
 			assert.True(t, got == want || (math.IsNaN(got) && math.IsNaN(want)), "%s: want %v, got %v", path, want, got)
 		}
@@ -234,7 +234,7 @@ func runReductionVector[T cubridge.Number](t *testing.T, op string, x, y []T, wa
 	want, err := strconv.ParseInt(wantStr, 10, 64)
 	require.NoError(t, err)
 	for _, path := range []string{"slices", "buffers"} {
-		got, err := intReduce(op, path, x, y, xb, yb)
+		got, err := reduce[int64](op, path, x, y, xb, yb)
 		require.NoError(t, err, path)
 		assert.Equal(t, want, got, path)
 	}

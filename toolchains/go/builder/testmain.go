@@ -164,21 +164,15 @@ import (
 )
 
 var tests = []testing.InternalTest{
-{{- range .Tests}}
-	{"{{.Name}}", {{.Package}}.{{.Name}}},
-{{- end}}
+{{- template "funcs" .Tests}}
 }
 
 var benchmarks = []testing.InternalBenchmark{
-{{- range .Benchmarks}}
-	{"{{.Name}}", {{.Package}}.{{.Name}}},
-{{- end}}
+{{- template "funcs" .Benchmarks}}
 }
 
 var fuzzTargets = []testing.InternalFuzzTarget{
-{{- range .FuzzTargets}}
-	{"{{.Name}}", {{.Package}}.{{.Name}}},
-{{- end}}
+{{- template "funcs" .FuzzTargets}}
 }
 
 var examples = []testing.InternalExample{
@@ -200,4 +194,9 @@ func main() {
 	os.Exit(m.Run())
 {{- end}}
 }
-`))
+{{/* funcs: the entries of a tests, benchmarks or fuzzTargets table, one per testFunc. */ -}}
+{{define "funcs"}}
+{{- range .}}
+	{"{{.Name}}", {{.Package}}.{{.Name}}},
+{{- end}}
+{{- end}}`))
