@@ -72,7 +72,7 @@ int cb_dtype_from_format(const cb_state* st, const char* fmt, Py_ssize_t itemsiz
   }
   int dtype = cb_find(st, code, (size_t)itemsize);
   /* 'f' is 4 bytes, 'd' 8, 'e' 2: a format that disagrees with itemsize is refused. */
-  if (dtype >= 0 && code == kDLFloat && strcmp(st->dtypes[dtype].format, fmt) != 0) return -1;
+  if (dtype >= 0 && code == kDLFloat && st->dtypes[dtype].format[0] != fmt[0]) return -1;
   return dtype;
 }
 
