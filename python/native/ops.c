@@ -1,6 +1,6 @@
 /* The ops of the C ABI as Python functions: argument import and checks, the
- * call with the GIL released, results. The Python layer (cubridge/_ops.py)
- * gives them keyword arguments and docstrings. */
+ * call with the GIL released, results. cubridge/_ops.py binds them (bind,
+ * signature.c) as builtins with keyword arguments and its docstrings. */
 #include "ops.h"
 
 #include <string.h>
@@ -10,8 +10,9 @@
 #include "call.h"
 #include "checks.h"
 #include "dtypes.h"
+#include "signature.h"
 
-/* The ops take positional arguments only (cubridge/_ops.py maps keywords) and
+/* The ops take positional arguments only (cb_call_signature maps keywords) and
  * use METH_FASTCALL: no argument tuple is built per call. -1 with the
  * TypeError PyArg_ParseTuple would raise when nargs is outside [min, max]. */
 static int cb_nargs(const char* fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max) {
@@ -303,6 +304,56 @@ CB_OP_ENTRY(cb_max, cb_reduce, OP_MAX)
 /* A METH_FASTCALL entry of a method table. */
 #define CB_FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
 
+/* ---- cubridge.add & co.: the functions above with Python's signatures ---- */
+
+/* The signature of op `fn` (params in the order fn takes them) and its
+ * METH_FASTCALL | METH_KEYWORDS entry `fn_kw`. */
+#define CB_SIGNATURE(fn, npos, count, ...)                                                   \
+  static const cb_signature fn##_signature = {#fn + 3, fn, npos, count, __VA_ARGS__};        \
+  static PyObject* fn##_kw(PyObject* m, cb_args args, Py_ssize_t nargs, PyObject* kwnames) { \
+    return cb_call_signature(m, &fn##_signature, args, nargs, kwnames);                      \
+  }
+#define CB_BINARY_PARAMS {CB_KW_a, CB_KW_b, CB_KW_out, CB_KW_stream}, {NULL, NULL, "None", "None"}
+
+CB_SIGNATURE(cb_add, 2, 4, CB_BINARY_PARAMS)
+CB_SIGNATURE(cb_sub, 2, 4, CB_BINARY_PARAMS)
+CB_SIGNATURE(cb_mul, 2, 4, CB_BINARY_PARAMS)
+CB_SIGNATURE(cb_div, 2, 5, {CB_KW_a, CB_KW_b, CB_KW_zero_value, CB_KW_out, CB_KW_stream},
+             {NULL, NULL, "0.0", "None", "None"})
+CB_SIGNATURE(cb_axpy, 3, 5, {CB_KW_alpha, CB_KW_x, CB_KW_y, CB_KW_out, CB_KW_stream},
+             {NULL, NULL, NULL, "None", "None"})
+CB_SIGNATURE(cb_scale, 2, 4, {CB_KW_x, CB_KW_alpha, CB_KW_out, CB_KW_stream},
+             {NULL, NULL, "None", "None"})
+CB_SIGNATURE(cb_fill, 2, 3, {CB_KW_x, CB_KW_value, CB_KW_stream}, {NULL, NULL, "None"})
+CB_SIGNATURE(cb_copyto, 2, 3, {CB_KW_dst, CB_KW_src, CB_KW_stream}, {NULL, NULL, "None"})
+CB_SIGNATURE(cb_sum, 1, 2, {CB_KW_x, CB_KW_stream}, {NULL, "None"})
+CB_SIGNATURE(cb_dot, 2, 3, {CB_KW_x, CB_KW_y, CB_KW_stream}, {NULL, NULL, "None"})
+CB_SIGNATURE(cb_min, 1, 2, {CB_KW_x, CB_KW_stream}, {NULL, "None"})
+CB_SIGNATURE(cb_max, 1, 2, {CB_KW_x, CB_KW_stream}, {NULL, "None"})
+
+#define CB_BINDABLE(fn) {&fn##_signature, (PyCFunction)(void (*)(void))(fn##_kw)}
+static const struct {
+  const cb_signature* sig;
+  PyCFunction entry;
+} cb_bindable[] = {
+    CB_BINDABLE(cb_add),  CB_BINDABLE(cb_sub),   CB_BINDABLE(cb_mul),  CB_BINDABLE(cb_div),
+    CB_BINDABLE(cb_axpy), CB_BINDABLE(cb_scale), CB_BINDABLE(cb_fill), CB_BINDABLE(cb_copyto),
+    CB_BINDABLE(cb_sum),  CB_BINDABLE(cb_dot),   CB_BINDABLE(cb_min),  CB_BINDABLE(cb_max),
+};
+
+/* bind(name, module_name, doc): the op `name` as a builtin with its Python
+ * signature, `doc` and __module__ module_name (cubridge/_ops.py). */
+static PyObject* cb_bind(PyObject* m, cb_args args, Py_ssize_t nargs) {
+  if (cb_nargs("bind", nargs, 3, 3) < 0) return NULL;
+  for (size_t i = 0; i < sizeof cb_bindable / sizeof cb_bindable[0]; i++) {
+    if (PyUnicode_Check(args[0]) &&
+        PyUnicode_CompareWithASCIIString(args[0], cb_bindable[i].sig->name) == 0)
+      return cb_signature_function(m, cb_bindable[i].sig, cb_bindable[i].entry, args[1], args[2]);
+  }
+  PyErr_Format(PyExc_ValueError, "bind: no op named %R", args[0]);
+  return NULL;
+}
+
 static PyMethodDef cb_op_methods[] = {
     {"add", CB_FASTCALL(cb_add), "add(a, b, out, stream)"},
     {"sub", CB_FASTCALL(cb_sub), "sub(a, b, out, stream)"},
@@ -318,6 +369,7 @@ static PyMethodDef cb_op_methods[] = {
     {"dot", CB_FASTCALL(cb_dot), "dot(x, y, stream)"},
     {"min", CB_FASTCALL(cb_min), "min(x, stream)"},
     {"max", CB_FASTCALL(cb_max), "max(x, stream)"},
+    {"bind", CB_FASTCALL(cb_bind), "bind(name, module_name, doc) -> the op with its signature"},
     {NULL, NULL, 0, NULL}};
 
 int cb_ops_init(PyObject* module, cb_state* st) {

@@ -100,6 +100,9 @@ int cb_state_init(cb_state* st) {
   CB_INTERN(s_stream, "stream");
   CB_INTERN(s_max_version, "max_version");
 #undef CB_INTERN
+  for (int i = 0; i < CB_KW_COUNT; i++) {
+    if ((st->keywords[i] = PyUnicode_InternFromString(cb_keyword_text(i))) == NULL) return -1;
+  }
   st->max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
   return st->max_version == NULL ? -1 : 0;
 }
@@ -133,6 +136,7 @@ int cb_state_traverse(cb_state* st, visitproc visit, void* arg) {
   for (int i = 0; i < CB_MAX_DTYPES; i++) Py_VISIT(st->torch_dtypes[i]);
   for (int i = 0; i < CB_MAX_DTYPES; i++) Py_VISIT(st->numpy_dtypes[i]);
   for (int i = 0; i < CB_TORCH_NAMES; i++) Py_VISIT(st->torch_names[i]);
+  for (int i = 0; i < CB_KW_COUNT; i++) Py_VISIT(st->keywords[i]);
   Py_VISIT(st->torch_strided);
   return 0;
 }
@@ -148,6 +152,7 @@ void cb_state_clear(cb_state* st) {
   for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->torch_dtypes[i]);
   for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->numpy_dtypes[i]);
   for (int i = 0; i < CB_TORCH_NAMES; i++) Py_CLEAR(st->torch_names[i]);
+  for (int i = 0; i < CB_KW_COUNT; i++) Py_CLEAR(st->keywords[i]);
   Py_CLEAR(st->torch_strided);
   st->torch_ready = 0;
   if (st->order_event != NULL) {

@@ -7,6 +7,7 @@
 #define CUBRIDGE_CEXT_STATE_H_
 
 #include "common.h"
+#include "keywords.h"
 
 /* One dtype of the C ABI, as the Python protocols spell it. Everything here is
  * derived at init from cubridge_dtype_name / cubridge_dtype_size. */
@@ -51,7 +52,8 @@ typedef struct cb_state {
   PyObject* s_mask;
   PyObject* s_stream;
   PyObject* s_max_version;
-  PyObject* max_version; /* (1, 0) */
+  PyObject* max_version;           /* (1, 0) */
+  PyObject* keywords[CB_KW_COUNT]; /* the ops' parameter names (signature.h) */
   cb_type_hint hints[CB_TYPE_HINTS];
   int next_hint;
   /* torch, from the first torch.Tensor seen on (torch_import.c) */
