@@ -240,19 +240,30 @@ func TestSoak(t *testing.T) {
 	require.NoError(t, cubridge.Synchronize())
 	rss0 := rssBytes()
 	dev0, onGPU := deviceUsed(t)
+	stats0, err := cubridge.ReadMemoryStats(-1)
+	require.NoError(t, err)
 	start := time.Now()
 	soak(rounds)
 	require.NoError(t, cubridge.Synchronize())
 	rss1 := rssBytes()
+	// Exact, as in TestLoad: every buffer the rounds allocated was freed.
+	stats1, err := cubridge.ReadMemoryStats(-1)
+	require.NoError(t, err)
+	assert.Equal(t, stats0.InUseBytes, stats1.InUseBytes, "library memory in use after the rounds")
+	assert.Equal(t, stats1.AllocCount-stats0.AllocCount, stats1.FreeCount-stats0.FreeCount,
+		"allocations and frees during the rounds")
 	t.Logf("soak: %d alloc/op/free rounds in %v; RSS %d -> %d KiB (%+d KiB)", rounds,
 		time.Since(start).Round(time.Millisecond), rss0>>10, rss1>>10, (rss1-rss0)>>10)
 	assert.Less(t, rss1-rss0, int64(32<<20), "RSS grew by %d KiB", (rss1-rss0)>>10)
 	if onGPU {
 		dev1, _ := deviceUsed(t)
 		t.Logf("DRIFT device memory in use: start %d, end %d, drift %+d bytes", dev0, dev1, int64(dev1)-int64(dev0))
-		// Growth is a leak; less in use than at the start means memory from
-		// before the rounds was handed back (seen on the H100: -64 MiB).
-		assert.LessOrEqual(t, dev1, dev0, "device memory in use grew")
+		// What the driver reports in use also holds its own allocations: on
+		// the H200 it grew by 4 MiB in 1 of 9 race-build runs and fell by
+		// 4-117 MiB in the others. The counters above catch any leaked buffer;
+		// this catches growth outside them (pool, driver) beyond the 8 MiB
+		// that TestLoad allows too.
+		assert.LessOrEqual(t, int64(dev1)-int64(dev0), int64(8<<20), "device memory in use grew")
 	}
 }
 
