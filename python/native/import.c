@@ -11,6 +11,7 @@
 #include "dlpack_import.h"
 #include "errors.h"
 #include "known_types.h"
+#include "numpy_import.h"
 #include "stream.h"
 #include "torch_import.h"
 
@@ -54,7 +55,7 @@ static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t st
   int cai_where = hint->cai;
   switch (hint->known) {
     case CB_KNOWN_NUMPY: /* host memory, always */
-      if (cb_import_buffer(st, obj, v) < 0) return -1;
+      if (cb_import_numpy(st, obj, v) < 0) return -1;
       return cb_view_validate(st, v, writable);
     case CB_KNOWN_TORCH: {
       int rc = cb_import_torch(st, obj, v);

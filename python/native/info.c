@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "dtypes.h"
 #include "errors.h"
+#include "numpy_import.h"
 #include "stream.h"
 
 static PyObject* cb_mod_backend(PyObject* m, PyObject* unused) {
@@ -179,6 +180,14 @@ static PyObject* cb_mod_current_device(PyObject* m, PyObject* unused) {
   return PyLong_FromLong(device);
 }
 
+/* _numpy_fields() -> True / False / None: whether numpy.ndarray arguments are
+ * read from their fields (numpy_import.c), or not decided yet. For tests. */
+static PyObject* cb_mod_numpy_fields(PyObject* m, PyObject* unused) {
+  (void)unused;
+  int state = cb_numpy_fields_state(cb_state_of_module(m));
+  return state == 0 ? Py_NewRef(Py_None) : PyBool_FromLong(state > 0);
+}
+
 static PyMethodDef cb_info_methods[] = {
     {"backend", cb_mod_backend, METH_NOARGS, "backend() -> 'cpu' | 'cuda'"},
     {"version", cb_mod_version, METH_NOARGS, "version() -> int (MAJOR*10000+MINOR*100+PATCH)"},
@@ -195,6 +204,8 @@ static PyMethodDef cb_info_methods[] = {
     {"empty_cache", cb_mod_empty_cache, METH_VARARGS, "empty_cache(device=None)"},
     {"current_device", cb_mod_current_device, METH_NOARGS, "current_device() -> int"},
     {"_abi_tables", cb_mod_abi_tables, METH_NOARGS, "_abi_tables() -> dict (the C ABI's tables)"},
+    {"_numpy_fields", cb_mod_numpy_fields, METH_NOARGS,
+     "_numpy_fields() -> whether NumPy arrays are read from their fields (None: no array yet)"},
     {NULL, NULL, 0, NULL}};
 
 int cb_info_init(PyObject* module, cb_state* st) {

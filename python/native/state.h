@@ -57,7 +57,8 @@ typedef struct cb_state {
   cb_type_hint hints[CB_TYPE_HINTS];
   int next_hint;
   /* torch, from the first torch.Tensor seen on (torch_import.c) */
-  int torch_ready;                       /* 1: the objects below are set */
+  int numpy_fields; /* numpy_import.c: 1 read ndarray fields, -1 do not, 0 not decided */
+  int torch_ready;  /* 1: the objects below are set */
   PyObject* torch_dtypes[CB_MAX_DTYPES]; /* torch.float32, ... in ABI order; NULL: none */
   PyObject* torch_strided;               /* torch.strided */
   PyObject* torch_names[CB_TORCH_NAMES]; /* interned attribute names */
