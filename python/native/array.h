@@ -6,9 +6,10 @@
 #include "state.h"
 
 typedef struct cb_array {
-  PyObject_HEAD void* ptr; /* from cubridge_malloc_async */
-  int kind;                /* cubridge_memory: DEVICE, MANAGED or PINNED */
-  int dtype;               /* cubridge_dtype */
+  PyObject_HEAD
+  void* ptr; /* from cubridge_malloc_async */
+  int kind;  /* cubridge_memory: DEVICE, MANAGED or PINNED */
+  int dtype; /* cubridge_dtype */
   int ndim;
   int device;        /* device index (0 on the CPU backend) */
   Py_ssize_t* shape; /* ndim entries, then ndim byte strides */

@@ -16,7 +16,8 @@
 #include "buffer_import.h"
 
 typedef struct {
-  PyObject_HEAD char* data;
+  PyObject_HEAD
+  char* data;
   int nd;
   Py_ssize_t* dimensions;
   Py_ssize_t* strides;
@@ -26,7 +27,8 @@ typedef struct {
 } cb_np_array;
 
 typedef struct {
-  PyObject_HEAD PyTypeObject* typeobj;
+  PyObject_HEAD
+  PyTypeObject* typeobj;
   char kind;
   char type;
   char byteorder;
