@@ -58,6 +58,22 @@ func deviceUsed(t testing.TB) (uint64, bool) {
 	return total - free, true
 }
 
+// memoryStats reads the library's allocation counters, all devices together.
+func memoryStats(t testing.TB) cubridge.MemoryStats {
+	stats, err := cubridge.ReadMemoryStats(-1)
+	require.NoError(t, err)
+	return stats
+}
+
+// assertAllFreed checks, exactly, that every buffer allocated since the
+// counters read `before` was freed.
+func assertAllFreed(t testing.TB, before cubridge.MemoryStats) {
+	after := memoryStats(t)
+	assert.Equal(t, before.InUseBytes, after.InUseBytes, "library memory in use after the rounds")
+	assert.Equal(t, after.AllocCount-before.AllocCount, after.FreeCount-before.FreeCount,
+		"allocations and frees during the rounds")
+}
+
 // loadRound is one goroutine's round: a private buffer pipeline on its own
 // stream (or the shared one), a slice op, a read of the shared buffer; every
 // result is checked.
@@ -177,17 +193,11 @@ func TestLoad(t *testing.T) {
 	run(200 * time.Millisecond)
 	rss0 := rssBytes()
 	dev0, onGPU := deviceUsed(t)
-	stats0, err := cubridge.ReadMemoryStats(-1)
-	require.NoError(t, err)
+	stats0 := memoryStats(t)
 	n := run(time.Duration(seconds) * time.Second)
 	require.NoError(t, cubridge.Synchronize())
 	rss1 := rssBytes()
-	// Exact: every buffer the rounds allocated was freed.
-	stats1, err := cubridge.ReadMemoryStats(-1)
-	require.NoError(t, err)
-	assert.Equal(t, stats0.InUseBytes, stats1.InUseBytes, "library memory in use after the rounds")
-	assert.Equal(t, stats1.AllocCount-stats0.AllocCount, stats1.FreeCount-stats0.FreeCount,
-		"allocations and frees during the rounds")
+	assertAllFreed(t, stats0)
 	t.Logf("load: %d goroutines, %d rounds in %ds; RSS %d -> %d KiB", goroutines, n, seconds, rss0>>10, rss1>>10)
 	assert.Positive(t, n)
 	// Generous: the Go heap and allocator caches move; a leak of even one
@@ -240,18 +250,12 @@ func TestSoak(t *testing.T) {
 	require.NoError(t, cubridge.Synchronize())
 	rss0 := rssBytes()
 	dev0, onGPU := deviceUsed(t)
-	stats0, err := cubridge.ReadMemoryStats(-1)
-	require.NoError(t, err)
+	stats0 := memoryStats(t)
 	start := time.Now()
 	soak(rounds)
 	require.NoError(t, cubridge.Synchronize())
 	rss1 := rssBytes()
-	// Exact, as in TestLoad: every buffer the rounds allocated was freed.
-	stats1, err := cubridge.ReadMemoryStats(-1)
-	require.NoError(t, err)
-	assert.Equal(t, stats0.InUseBytes, stats1.InUseBytes, "library memory in use after the rounds")
-	assert.Equal(t, stats1.AllocCount-stats0.AllocCount, stats1.FreeCount-stats0.FreeCount,
-		"allocations and frees during the rounds")
+	assertAllFreed(t, stats0)
 	t.Logf("soak: %d alloc/op/free rounds in %v; RSS %d -> %d KiB (%+d KiB)", rounds,
 		time.Since(start).Round(time.Millisecond), rss0>>10, rss1>>10, (rss1-rss0)>>10)
 	assert.Less(t, rss1-rss0, int64(32<<20), "RSS grew by %d KiB", (rss1-rss0)>>10)

@@ -28,11 +28,16 @@ static PyObject* cb_mod_driver_version(PyObject* m, PyObject* unused) {
   return PyLong_FromLong(cubridge_driver_version());
 }
 
+/* `value` as a Python int, or the error of a failed `status`. */
+static PyObject* cb_int_or_raise(PyObject* m, cubridge_status status, int value) {
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  return PyLong_FromLong(value);
+}
+
 static PyObject* cb_mod_device_count(PyObject* m, PyObject* unused) {
   int count = 0;
   cubridge_status status = cubridge_device_count(&count);
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
-  return PyLong_FromLong(count);
+  return cb_int_or_raise(m, status, count);
 }
 
 static PyObject* cb_mod_device_name(PyObject* m, PyObject* arg) {
@@ -176,8 +181,7 @@ static PyObject* cb_mod_empty_cache(PyObject* m, PyObject* args) {
 static PyObject* cb_mod_current_device(PyObject* m, PyObject* unused) {
   int device = 0;
   cubridge_status status = cubridge_get_device(&device);
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
-  return PyLong_FromLong(device);
+  return cb_int_or_raise(m, status, device);
 }
 
 /* _numpy_fields() -> True / False / None: whether numpy.ndarray arguments are
