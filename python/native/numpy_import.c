@@ -8,8 +8,8 @@
  * eligible array of a process is read both ways; if any field disagrees (a
  * NumPy with another layout), the fast path stays off.
  *
- * Build VM: add(x, y, out=o) on three one-element NumPy arrays took 384 ns
- * through the buffer protocol and 233 ns this way (NumPy's own add: 250 ns).
+ * Build VM: add(x, y, out=o) on three one-element NumPy arrays took 381 ns
+ * through the buffer protocol and 250 ns this way (NumPy's own add: 249 ns).
  */
 #include "numpy_import.h"
 

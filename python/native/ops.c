@@ -306,8 +306,9 @@ CB_OP_ENTRY(cb_max, cb_reduce, OP_MAX)
 
 /* ---- cubridge.add & co.: the functions above with Python's signatures ---- */
 
-/* The signature of op `fn` (params in the order fn takes them) and its
- * METH_FASTCALL | METH_KEYWORDS entry `fn_kw`. */
+/* The signature of op `fn` (params in the order fn takes them; its Python
+ * name is fn's without the "cb_", hence #fn + 3) and its METH_FASTCALL |
+ * METH_KEYWORDS entry `fn_kw`. */
 #define CB_SIGNATURE(fn, npos, count, ...)                                                   \
   static const cb_signature fn##_signature = {#fn + 3, fn, npos, count, __VA_ARGS__};        \
   static PyObject* fn##_kw(PyObject* m, cb_args args, Py_ssize_t nargs, PyObject* kwnames) { \

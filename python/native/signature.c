@@ -37,9 +37,10 @@ PyObject* cb_call_signature(PyObject* module, const cb_signature* sig, PyObject*
   PyObject* slots[CB_MAX_PARAMS] = {NULL};
   for (Py_ssize_t i = 0; i < nargs; i++) slots[i] = args[i];
   Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
+  const cb_state* st = nkw > 0 ? cb_state_of_module(module) : NULL;
   for (Py_ssize_t k = 0; k < nkw; k++) {
     PyObject* kw = PyTuple_GetItem(kwnames, k); /* borrowed */
-    int i = cb_param_index(cb_state_of_module(module), sig, kw);
+    int i = cb_param_index(st, sig, kw);
     if (i < 0) {
       PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", sig->name, kw);
       return NULL;

@@ -8,9 +8,9 @@
 
 void cb_view_init(cb_view* v, const char* name) {
   /* Every field but the arrays: shape and strides are read only below ndim,
-   * after an importer wrote them, and the Py_buffer only when has_buffer; a
-   * memset of the whole view (1.2 KB, three per call) was a tenth of a small
-   * call's cost. */
+   * after an importer wrote them, and the Py_buffer only when has_buffer. A
+   * memset of the whole view (1.2 KB, three per call) showed as 3% of a small
+   * call in perf. */
   v->name = name;
   v->data = NULL;
   v->dtype = -1;
