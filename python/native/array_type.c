@@ -8,7 +8,7 @@
 #include "dlpack_export.h"
 #include "dtypes.h"
 #include "errors.h"
-#include "result.h"
+#include "numpy_new.h"
 
 #define CB_STATE_OR_NULL(self)                                 \
   cb_state* st = cb_state_of_type(Py_TYPE((PyObject*)(self))); \
@@ -188,13 +188,6 @@ static PyGetSetDef cb_array_getset[] = {
 
 /* ---- methods ---------------------------------------------------------- */
 
-static PyObject* cb_numpy_empty_like(cb_state* st, cb_array* self) {
-  PyObject* shape = get_shape(self, NULL);
-  PyObject* out = shape ? cb_numpy_empty(st, shape, self->dtype) : NULL;
-  Py_XDECREF(shape);
-  return out;
-}
-
 static PyObject* cb_array_to_numpy(cb_array* self, PyObject* unused) {
   (void)unused;
   CB_STATE_OR_NULL(self);
@@ -203,7 +196,7 @@ static PyObject* cb_array_to_numpy(cb_array* self, PyObject* unused) {
                  cb_dtype(st, self->dtype)->name);
     return NULL;
   }
-  PyObject* out = cb_numpy_empty_like(st, self);
+  PyObject* out = cb_numpy_new(st, self->ndim, self->shape, self->dtype);
   if (out == NULL) return NULL;
   Py_buffer view;
   if (PyObject_GetBuffer(out, &view, PyBUF_WRITABLE) < 0) {

@@ -8,6 +8,7 @@
 #include "dtypes.h"
 #include "errors.h"
 #include "numpy_import.h"
+#include "numpy_new.h"
 #include "stream.h"
 
 static PyObject* cb_mod_backend(PyObject* m, PyObject* unused) {
@@ -184,12 +185,24 @@ static PyObject* cb_mod_current_device(PyObject* m, PyObject* unused) {
   return cb_int_or_raise(m, status, device);
 }
 
-/* _numpy_fields() -> True / False / None: whether numpy.ndarray arguments are
- * read from their fields (numpy_import.c), or not decided yet. For tests. */
-static PyObject* cb_mod_numpy_fields(PyObject* m, PyObject* unused) {
-  (void)unused;
-  int state = cb_numpy_fields_state(cb_state_of_module(m));
+/* True / False / None for a fast path's state (1, -1, 0 not decided). */
+static PyObject* cb_tristate(int state) {
   return state == 0 ? Py_NewRef(Py_None) : PyBool_FromLong(state > 0);
+}
+
+/* _numpy_paths() -> {"fields": ..., "results": ...}: whether numpy.ndarray
+ * arguments are read from their fields (numpy_import.c) and results made
+ * through NumPy's C API (numpy_new.c). For tests. */
+static PyObject* cb_mod_numpy_paths(PyObject* m, PyObject* unused) {
+  (void)unused;
+  const cb_state* st = cb_state_of_module(m);
+  PyObject* fields = cb_tristate(cb_numpy_fields_state(st));
+  PyObject* results = cb_tristate(cb_numpy_new_state(st));
+  PyObject* out =
+      fields && results ? Py_BuildValue("{sOsO}", "fields", fields, "results", results) : NULL;
+  Py_XDECREF(fields);
+  Py_XDECREF(results);
+  return out;
 }
 
 static PyMethodDef cb_info_methods[] = {
@@ -208,8 +221,8 @@ static PyMethodDef cb_info_methods[] = {
     {"empty_cache", cb_mod_empty_cache, METH_VARARGS, "empty_cache(device=None)"},
     {"current_device", cb_mod_current_device, METH_NOARGS, "current_device() -> int"},
     {"_abi_tables", cb_mod_abi_tables, METH_NOARGS, "_abi_tables() -> dict (the C ABI's tables)"},
-    {"_numpy_fields", cb_mod_numpy_fields, METH_NOARGS,
-     "_numpy_fields() -> whether NumPy arrays are read from their fields (None: no array yet)"},
+    {"_numpy_paths", cb_mod_numpy_paths, METH_NOARGS,
+     "_numpy_paths() -> {'fields': bool, 'results': bool} (NumPy fast paths; None: not yet)"},
     {NULL, NULL, 0, NULL}};
 
 int cb_info_init(PyObject* module, cb_state* st) {

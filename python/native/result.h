@@ -11,8 +11,4 @@
 PyObject* cb_new_result(cb_state* st, const cb_view* proto, int dtype, uintptr_t handle,
                         cubridge_stream stream);
 
-/* numpy.empty(shape, dtype) (shape an int or a tuple); TypeError for a dtype
- * NumPy lacks. */
-PyObject* cb_numpy_empty(cb_state* st, PyObject* shape, int dtype);
-
 #endif /* CUBRIDGE_CEXT_RESULT_H_ */

@@ -108,11 +108,12 @@ int cb_state_init(cb_state* st) {
 }
 
 /* The state's own references, for traverse and clear. */
-#define CB_NUM_REFS 14
+#define CB_NUM_REFS 15
 static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
   PyObject** all[CB_NUM_REFS] = {(PyObject**)&st->array_type,
                                  &st->error_base,
                                  &st->numpy_empty,
+                                 (PyObject**)&st->numpy_ndarray,
                                  &st->s_dlpack,
                                  &st->s_dlpack_device,
                                  &st->s_cai,
@@ -155,6 +156,7 @@ void cb_state_clear(cb_state* st) {
   for (int i = 0; i < CB_KW_COUNT; i++) Py_CLEAR(st->keywords[i]);
   Py_CLEAR(st->torch_strided);
   st->torch_ready = 0;
+  st->numpy_new = 0;
   if (st->order_event != NULL) {
     (void)cubridge_event_destroy(st->order_event);
     st->order_event = NULL;

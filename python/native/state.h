@@ -30,6 +30,11 @@ typedef struct cb_type_hint {
 #define CB_TYPE_HINTS 8
 #define CB_TORCH_NAMES 10
 
+/* NumPy's PyArray_NewFromDescr (numpy_new.c). */
+typedef PyObject* (*cb_npy_new_from_descr)(PyTypeObject* type, PyObject* descr, int nd,
+                                           const Py_ssize_t* dims, const Py_ssize_t* strides,
+                                           void* data, int flags, PyObject* obj);
+
 typedef struct cb_state {
   PyTypeObject* array_type;
   PyObject* error_base;                        /* cubridge.Error */
@@ -39,8 +44,12 @@ typedef struct cb_state {
   cb_dtype_info dtypes[CB_MAX_DTYPES];         /* indexed by cubridge_dtype */
   PyObject* memory_names[CB_NUM_MEMORY_KINDS]; /* "host", "device", ... */
   int backend;                                 /* CUBRIDGE_BACKEND_*, -1 until asked (backend.c) */
-  PyObject* numpy_empty;                       /* numpy.empty, at first need */
-  PyObject* numpy_dtypes[CB_MAX_DTYPES];       /* numpy.dtype of each, set with it */
+  /* NumPy, at the first result made (numpy_new.c) */
+  PyObject* numpy_empty;                      /* numpy.empty */
+  PyTypeObject* numpy_ndarray;                /* numpy.ndarray */
+  PyObject* numpy_dtypes[CB_MAX_DTYPES];      /* numpy.dtype of each */
+  int numpy_new;                              /* 1 C API, -1 numpy.empty, 0 not decided */
+  cb_npy_new_from_descr numpy_new_from_descr; /* when numpy_new is 1 */
   /* interned names */
   PyObject* s_dlpack;
   PyObject* s_dlpack_device;
