@@ -33,7 +33,11 @@ static int cb_numpy_load(cb_state* st) {
   PyObject* ndarray = empty ? PyObject_GetAttrString(np, "ndarray") : NULL;
   PyObject* make_dtype = ndarray ? PyObject_GetAttrString(np, "dtype") : NULL;
   Py_DECREF(np);
-  int rc = make_dtype && PyType_Check(ndarray) ? 0 : -1;
+  int rc = make_dtype ? 0 : -1;
+  if (rc == 0 && !PyType_Check(ndarray)) {
+    PyErr_SetString(PyExc_TypeError, "numpy.ndarray is not a type");
+    rc = -1;
+  }
   /* numpy.dtype objects: numpy.empty parses a dtype name on every call. */
   for (int i = 0; rc == 0 && i < st->dtype_count; i++) {
     const cb_dtype_info* d = cb_dtype(st, i);
