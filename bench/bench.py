@@ -548,18 +548,28 @@ class EventTimer:
         return self._events[:k]
 
     def measure(self, fn, reps, warmup):
-        for _ in range(warmup):
-            fn()
+        return self.measure_round_robin([fn], reps, warmup)[0]
+
+    def measure_round_robin(self, fns, reps, warmup):
+        """ms per call of each fn; the calls go round robin (one of each per round), so a
+        drift of the GPU's clocks or of the host during the measurement touches every fn
+        (every library) alike."""
+        for fn in fns:
+            for _ in range(warmup):
+                fn()
         self.device_sync()
-        pairs = self._pairs(reps)
-        for s, e in pairs:
-            self.busy()
-            self.record(s)
-            fn()
-            self.record(e)
-        self.wait(pairs[-1][1])
+        pairs = self._pairs(reps * len(fns))
+        for r in range(reps):
+            for i, fn in enumerate(fns):
+                s, e = pairs[r * len(fns) + i]
+                self.busy()
+                self.record(s)
+                fn()
+                self.record(e)
+        self.wait(pairs[reps * len(fns) - 1][1])
         self.device_sync()
-        return [float(self.elapsed(s, e)) for s, e in pairs]
+        times = [float(self.elapsed(s, e)) for s, e in pairs[: reps * len(fns)]]
+        return [times[i :: len(fns)] for i in range(len(fns))]
 
 
 class _DriverEvents:
@@ -769,6 +779,7 @@ class Bench:
             except Exception as e:
                 arrays[lib.name] = e
         for op in OPS:
+            cells = []
             for lib in libs:
                 A = arrays[lib.name]
                 base = dict(kind="kernel", op=op, dtype=dtype, n=n, lib=lib.name)
@@ -778,7 +789,10 @@ class Bench:
                 if isinstance(A, Exception):
                     self.add(**base, error=f"arrays: {short_err(A)}")
                     continue
-                self.kernel_one(lib, op, dtype, n, A, base)
+                cell = self.kernel_prepare(lib, op, dtype, n, A, base)
+                if cell is not None:
+                    cells.append(cell)
+            self.kernel_measure(cells)
         if wall:
             for op in OPS:
                 for lib in libs:
@@ -820,7 +834,9 @@ class Bench:
                 return f"wrong result: expected {want}, got {v}"
         return None
 
-    def kernel_one(self, lib, op, dtype, n, A, base):
+    def kernel_prepare(self, lib, op, dtype, n, A, base):
+        """The call to time for one library and cell, checked once; None after recording an
+        error."""
         args = self.args
         timer = self.timer_for(lib)
         # sum/dot: every GPU library is timed delivering the result to the host as a
@@ -842,18 +858,43 @@ class Bench:
             else:
                 reps = args.reps if n < 10**8 else max(20, args.reps * 3 // 5)
                 warmup = 3
-            ms = timer.measure(fn, reps, warmup)
-            dev_ms = None
-            if to_host and lib.name != "cubridge":
-                dev_ms = timer.measure(lib.kernel(op, A), reps, warmup)
         except Exception as e:
             self.add(**base, error=short_err(e))
             log(f"  {lib.name:8s} {op:4s} {dtype} n={fmt_n(n)}: ERROR {short_err(e)}")
-            return
+            return None
+        return dict(lib=lib, op=op, dtype=dtype, n=n, A=A, base=base, timer=timer, fn=fn,
+                    to_host=to_host, bad=bad, reps=reps, warmup=warmup)
+
+    def kernel_measure(self, cells):
+        """Times prepared cells and records them: the ones on the event timer round robin,
+        the others (NumPy, the CPU backend) one after the other."""
+        together = [c for c in cells if c["timer"] is self.event_timer]
+        times = {}
+        if together:
+            try:
+                ms = self.event_timer.measure_round_robin(
+                    [c["fn"] for c in together], together[0]["reps"], together[0]["warmup"])
+                times = {id(c): m for c, m in zip(together, ms)}
+            except Exception as e:  # one library failed mid-way: time each on its own
+                log(f"  round robin failed ({short_err(e)}); timing each library alone")
+        for c in cells:
+            try:
+                ms = times.get(id(c)) or c["timer"].measure(c["fn"], c["reps"], c["warmup"])
+                dev_ms = None
+                if c["to_host"] and c["lib"].name != "cubridge":
+                    dev_ms = c["timer"].measure(c["lib"].kernel(c["op"], c["A"]), c["reps"], c["warmup"])
+            except Exception as e:
+                self.add(**c["base"], error=short_err(e))
+                log(f"  {c['lib'].name:8s} {c['op']:4s} {c['dtype']} n={fmt_n(c['n'])}: ERROR {short_err(e)}")
+                continue
+            self.kernel_record(c, ms, dev_ms)
+
+    def kernel_record(self, c, ms, dev_ms):
+        lib, op, dtype, n, bad = c["lib"], c["op"], c["dtype"], c["n"], c["bad"]
         med, mn = statistics.median(ms), min(ms)
         nbytes = BYTES_PER_ELEM[op] * n * ITEMSIZE[dtype]
         rec = self.add(
-            **base,
+            **c["base"],
             reps=len(ms),
             median_ms=med,
             min_ms=mn,
@@ -861,10 +902,10 @@ class Bench:
             gbps=nbytes / (med * 1e-3) / 1e9 if med > 0 else None,
             gbps_best=nbytes / (mn * 1e-3) / 1e9 if mn > 0 else None,
             bytes=nbytes,
-            timer="events" if timer is self.event_timer else "wall",
+            timer="events" if c["timer"] is self.event_timer else "wall",
             arrays=lib.view_kind.get(dtype, "master arrays"),
         )
-        if to_host:
+        if c["to_host"]:
             rec["note"] = "result delivered to the host as a Python number (included in the time)"
         if dev_ms:
             rec["device_scalar_median_ms"] = statistics.median(dev_ms)
