@@ -53,8 +53,9 @@ __global__ void __launch_bounds__(THREADS) add_vec(T* o, const T* a, const T* b,
   }
 }
 
-// The library's kernel body (cuda/src/elementwise_gpu.cuh): scalar head and tail, then a
-// grid-stride loop over the vectors (one pass when the grid covers them).
+// The library's kernel body before 2026-11-24 (cuda/src/elementwise_gpu.cuh): two tests for
+// the scalar head and tail, then a grid-stride loop over the vectors (one pass when the grid
+// covers them).
 template <class T>
 __global__ void __launch_bounds__(256) add_lib(T* out, const T* a, const T* b, size_t n,
                                                size_t head, size_t nvec) {
@@ -135,7 +136,7 @@ def main():
             if torch is not None:
                 ta, tb, tc = (torch.as_tensor(x, device="cuda") for x in (ca, cb, cc))
                 rows.append(("torch.add(out=)", lambda: torch.add(ta, tb, out=tc)))
-            rows.append(("raw library body, 256 x 1",
+            rows.append(("raw old library body",
                          lambda: lib(((nvec + 255) // 256,), (256,),
                                      (cc, ca, cb, cp.uint64(n), cp.uint64(0), cp.uint64(nvec)))))
             for (t, v), k in ks.items():

@@ -33,31 +33,27 @@ __device__ __forceinline__ Vec<None, V> loadv(const None*, size_t) {
 }
 
 // Vector body over [head, head + nvec*V) with 16-byte loads on pointers
-// shifted by `head`; threads also take the scalar head and tail elements.
-// One vector per thread (tuning.h: kThreads); blocks loop only when the grid
-// would pass the launch limit.
+// shifted by `head`, one vector per thread (tuning.h: kThreads); the first
+// `edges` threads also take the scalar head and tail elements (fewer than V
+// each). The grid covers every vector: no loop, and one comparison for the
+// edges, because on the H200 a grid-stride loop and two edge tests per thread
+// cost 0.06-0.1 us of a 9.6 us f64 add of 1e6 (bench/micro/block_sizes.py).
 template <int V, class Op, class TO, class TA, class TB>
 __global__ void __launch_bounds__(kThreads)
     ew_vec_kernel(Op op, TO* out, const TA* a, const TB* b, size_t n, size_t head, size_t nvec) {
   const size_t gid = static_cast<size_t>(blockIdx.x) * kThreads + threadIdx.x;
-  // Scalar head and tail (fewer than V elements each).
-  const size_t tail_begin = head + nvec * V;
-  if (gid < head) out[gid] = op(load1(a, gid), load1(b, gid));
-  if (gid < n - tail_begin) {
-    size_t i = tail_begin + gid;
-    out[i] = op(load1(a, i), load1(b, i));
-  }
-  TO* vo = out + head;
-  const TA* va = a ? a + head : a;
-  const TB* vb = b ? b + head : b;
-  const size_t stride = static_cast<size_t>(gridDim.x) * kThreads;
-  for (size_t i = gid; i < nvec; i += stride) {
-    Vec<TA, V> xa = loadv<V>(va, i);
-    Vec<TB, V> xb = loadv<V>(vb, i);
+  if (gid < nvec) {
+    Vec<TA, V> xa = loadv<V>(a ? a + head : a, gid);
+    Vec<TB, V> xb = loadv<V>(b ? b + head : b, gid);
     Vec<TO, V> r;
 #pragma unroll
     for (int k = 0; k < V; ++k) r.v[k] = op(xa.v[k], xb.v[k]);
-    reinterpret_cast<Vec<TO, V>*>(vo)[i] = r;
+    reinterpret_cast<Vec<TO, V>*>(out + head)[gid] = r;
+  }
+  const size_t tail_begin = head + nvec * V;
+  if (gid < head + (n - tail_begin)) {
+    const size_t i = gid < head ? gid : tail_begin + (gid - head);
+    out[i] = op(load1(a, i), load1(b, i));
   }
 }
 
@@ -98,9 +94,13 @@ cudaError_t launch_ew(Op op, TO* out, const TA* a, const TB* b, size_t n, cudaSt
     size_t nvec = (n - head) / V;
     // Enough threads for the vectors and for the scalar head and tail.
     size_t threads = std::max<size_t>(nvec, 2 * V);
-    size_t blocks = std::min<size_t>((threads + kThreads - 1) / kThreads, kMaxGrid);
-    return launch(ew_vec_kernel<V, Op, TO, TA, TB>, blocks, kThreads, stream, op, out, a, b, n,
-                  head, nvec);
+    size_t blocks = (threads + kThreads - 1) / kThreads;
+    // Past the launch limit (2^38 vectors, more memory than any GPU has) the
+    // grid-stride scalar kernel below takes it.
+    if (blocks <= kMaxGrid) {
+      return launch(ew_vec_kernel<V, Op, TO, TA, TB>, blocks, kThreads, stream, op, out, a, b, n,
+                    head, nvec);
+    }
   }
   const int blocks_per_sm = resident_blocks_on<ew_scalar_kernel<Op, TO, TA, TB>>(device);
   return launch(ew_scalar_kernel<Op, TO, TA, TB>, grid_for(n, device, blocks_per_sm), kThreads,
