@@ -616,26 +616,37 @@ class _DriverEvents:
         return ms.value
 
 
-def wall_loop(fn, sync, rounds, target_s=0.03, min_calls=1000, max_calls=200000):
-    """Seconds per call: `rounds` loops of k calls each, one sync at the end of each loop."""
-    for _ in range(20):
-        fn()
-    sync()
-    t0 = perf()
-    cal = 100
-    for _ in range(cal):
-        fn()
-    sync()
-    dt = max((perf() - t0) / cal, 1e-8)
-    k = int(min(max(min_calls, target_s / dt), max_calls))
-    per = []
-    for _ in range(rounds):
-        t0 = perf()
-        for _ in range(k):
+def wall_round_robin(calls, rounds, target_s=0.03, min_calls=1000, max_calls=200000):
+    """Seconds per call of each (fn, sync) in `calls`: each is calibrated to loops of k calls
+    (one sync at the end of each loop), then `rounds` loops of each run round robin, so that
+    a drift of the host or the GPU touches every library alike. Returns (per, ks)."""
+    ks = []
+    for fn, sync in calls:
+        for _ in range(20):
             fn()
         sync()
-        per.append((perf() - t0) / k)
-    return per, k
+        t0 = perf()
+        cal = 100
+        for _ in range(cal):
+            fn()
+        sync()
+        dt = max((perf() - t0) / cal, 1e-8)
+        ks.append(int(min(max(min_calls, target_s / dt), max_calls)))
+    per = [[] for _ in calls]
+    for _ in range(rounds):
+        for i, (fn, sync) in enumerate(calls):
+            t0 = perf()
+            for _ in range(ks[i]):
+                fn()
+            sync()
+            per[i].append((perf() - t0) / ks[i])
+    return per, ks
+
+
+def wall_loop(fn, sync, rounds, **kw):
+    """Seconds per call of one fn: `rounds` loops of k calls (see wall_round_robin)."""
+    per, ks = wall_round_robin([(fn, sync)], rounds, **kw)
+    return per[0], ks[0]
 
 
 # ---- the benchmark -------------------------------------------------------------
@@ -794,19 +805,17 @@ class Bench:
                     cells.append(cell)
             self.kernel_measure(cells)
         if wall:
+            usable = [lib for lib in libs if not (arrays[lib.name] is None or isinstance(arrays[lib.name], Exception))]
             for op in OPS:
-                for lib in libs:
-                    A = arrays[lib.name]
-                    if A is None or isinstance(A, Exception):
-                        continue
-                    self.wall_one(lib, op, dtype, n, A, lib.wall, op)
+                items = [(lib, lambda lib=lib: lib.wall(op, arrays[lib.name])) for lib in usable]
+                self.wall_group(dtype, n, op, items)
             if dtype == "float32" or not args.quick:
-                for lib in libs:
-                    A = arrays[lib.name]
-                    if A is None or isinstance(A, Exception):
-                        continue
-                    for name, fn in lib.extra_wall(A).items():
-                        self.wall_one(lib, name, dtype, n, A, None, name, fn=fn)
+                extras = {}  # label -> [(lib, make_fn)], in library order
+                for lib in usable:
+                    for name, fn in lib.extra_wall(arrays[lib.name]).items():
+                        extras.setdefault(name, []).append((lib, lambda fn=fn: fn))
+                for name, items in extras.items():
+                    self.wall_group(dtype, n, name, items)
         del arrays, master
 
     def verify(self, lib, op, dtype, n, A, fn):
@@ -917,18 +926,34 @@ class Bench:
             rec["verify"] = bad
         log(f"  {lib.name:8s} {op:4s} {dtype} n={fmt_n(n):5s} {med * 1e3:10.1f} us  {rec['gbps']:8.1f} GB/s" + (f"  VERIFY: {bad}" if bad else ""))
 
-    def wall_one(self, lib, op, dtype, n, A, factory, label, fn=None):
-        base = dict(kind="wall", op=label, dtype=dtype, n=n, lib=lib.name)
-        try:
-            if fn is None:
-                fn = factory(op, A)
-            per, k = wall_loop(fn, lib.sync, rounds=3 if self.args.quick else 5)
-        except Exception as e:
-            self.add(**base, error=short_err(e))
-            log(f"  wall {lib.name} {label} {dtype} n={fmt_n(n)}: ERROR {short_err(e)}")
+    def wall_group(self, dtype, n, label, items):
+        """Wall time per call of `label` for each (lib, make_fn) in `items`, the libraries
+        round robin; a library whose call fails gets an error record."""
+        ok = []
+        for lib, make_fn in items:
+            try:
+                fn = make_fn()
+                fn()
+                lib.sync()
+                ok.append((lib, fn))
+            except Exception as e:
+                self.wall_error(lib, label, dtype, n, e)
+        if not ok:
             return
-        rec = self.add(**base, calls_per_round=k, rounds=len(per), median_us=statistics.median(per) * 1e6, min_us=min(per) * 1e6)
-        log(f"  wall {lib.name:8s} {label:24s} {dtype} n={fmt_n(n):5s} {rec['median_us']:8.2f} us/call")
+        try:
+            per, ks = wall_round_robin([(fn, lib.sync) for lib, fn in ok], rounds=3 if self.args.quick else 5)
+        except Exception as e:
+            for lib, _ in ok:
+                self.wall_error(lib, label, dtype, n, e)
+            return
+        for (lib, _), p, k in zip(ok, per, ks):
+            rec = self.add(kind="wall", op=label, dtype=dtype, n=n, lib=lib.name, calls_per_round=k,
+                           rounds=len(p), median_us=statistics.median(p) * 1e6, min_us=min(p) * 1e6)
+            log(f"  wall {lib.name:8s} {label:24s} {dtype} n={fmt_n(n):5s} {rec['median_us']:8.2f} us/call")
+
+    def wall_error(self, lib, label, dtype, n, e):
+        self.add(kind="wall", op=label, dtype=dtype, n=n, lib=lib.name, error=short_err(e))
+        log(f"  wall {lib.name} {label} {dtype} n={fmt_n(n)}: ERROR {short_err(e)}")
 
     # -- host arrays in and out
 
