@@ -189,7 +189,7 @@ class CubridgeLib(Lib):
         cb, a, b, c = self.cb, A["a"], A["b"], A["c"]
         rows = {"add (new result array)": lambda: cb.add(a, b)}
         # Issue 15's foreign-array rows: cubridge called on torch tensors / CuPy arrays
-        # (zero-copy views of the same memory), beside the peer's own "add" row.
+        # (zero-copy views of the same memory), beside the peer's own call (foreign_rows).
         if self.gpu and isinstance(a, self.cb.Array):
             for peer in ("torch", "cupy"):
                 try:
@@ -198,9 +198,10 @@ class CubridgeLib(Lib):
                 except Exception as e:  # the peer is absent or cannot import ours
                     log(f"  wall cubridge on {peer} arrays: skipped ({short_err(e)})")
                     continue
-                rows[f"add on {peer} arrays (out=)"] = lambda fa=fa, fb=fb, fc=fc: cb.add(fa, fb, out=fc)
-                rows[f"add on {peer} arrays (new result)"] = lambda fa=fa, fb=fb: cb.add(fa, fb)
-                rows[f"sum of a {peer} array"] = lambda fa=fa: cb.sum(fa)
+                out_row, new_row, sum_row = foreign_rows(peer)
+                rows[out_row] = lambda fa=fa, fb=fb, fc=fc: cb.add(fa, fb, out=fc)
+                rows[new_row] = lambda fa=fa, fb=fb: cb.add(fa, fb)
+                rows[sum_row] = lambda fa=fa: cb.sum(fa)
         return rows
 
 
@@ -292,7 +293,8 @@ class CupyLib(Lib):
 
     def extra_wall(self, A):
         a, b = A["a"], A["b"]
-        return {"add (new result array)": lambda: a + b}
+        own = own_calls("cupy", self.kernel("add", A), lambda: a + b, self.wall("sum", A))
+        return {"add (new result array)": lambda: a + b, **own}
 
 
 class TorchLib(Lib):
@@ -375,7 +377,8 @@ class TorchLib(Lib):
 
     def extra_wall(self, A):
         a, b = A["a"], A["b"]
-        return {"add (new result array)": lambda: a + b}
+        own = own_calls("torch", self.kernel("add", A), lambda: a + b, self.wall("sum", A))
+        return {"add (new result array)": lambda: a + b, **own}
 
 
 class NumpyLib(Lib):
@@ -441,6 +444,18 @@ class NumpyLib(Lib):
     def extra_wall(self, A):
         a, b = A["a"], A["b"]
         return {"add (new result array)": lambda: a + b}
+
+
+def foreign_rows(peer):
+    """The labels of issue 15's foreign-array rows for `peer` ("torch", "cupy"): cubridge
+    called on the peer's arrays; the peer's own call on its own arrays shares the label, so
+    that both are timed in one round robin and stand in one row of the report."""
+    return (f"add on {peer} arrays (out=)", f"add on {peer} arrays (new result)", f"sum of a {peer} array")
+
+
+def own_calls(peer, add_out, add_new, sum_float):
+    """The peer's own calls under its foreign_rows labels."""
+    return dict(zip(foreign_rows(peer), (add_out, add_new, sum_float)))
 
 
 def _ptr_of(x) -> int:
@@ -1161,6 +1176,15 @@ class Bench:
         for dtype in DTYPES:
             v, why = val("wall", "sum", dtype, 10**3, "cubridge", "median_us")
             line(f"small sum {dtype} n=1000 returning a Python float <= 12 us", v, 12.0, "us", False, why)
+        for peer in ("torch", "cupy"):
+            if peer not in self.libs:
+                continue
+            for label in foreign_rows(peer):
+                for dtype in DTYPES:
+                    v, why = val("wall", label, dtype, 10**3, "cubridge", "median_us")
+                    w, why2 = val("wall", label, dtype, 10**3, peer, "median_us")
+                    ratio = v / w if (v and w) else None
+                    line(f"{label} {dtype} n=1000 <= 1.1x {peer}'s own call", ratio, 1.1, "x", False, why or why2)
         v, why = val("host", "add", "float32", 10**8, "cubridge", "median_ms")
         line("host arrays float32 add n=1e8, new result, <= 90 ms", v, 90.0, "ms", False, why)
         return T
