@@ -34,8 +34,8 @@ __device__ __forceinline__ Vec<None, V> loadv(const None*, size_t) {
 
 // Vector body over [head, head + nvec*V) with 16-byte loads on pointers
 // shifted by `head`, one vector per thread (tuning.h: kThreads); the first
-// `edges` threads also take the scalar head and tail elements (fewer than V
-// each). The grid covers every vector: no loop, and one comparison for the
+// head + tail threads also take the scalar head and tail elements (fewer than
+// V each). The grid covers every vector: no loop, and one comparison for the
 // edges, because on the H200 a grid-stride loop and two edge tests per thread
 // cost 0.06-0.1 us of a 9.6 us f64 add of 1e6 (bench/micro/block_sizes.py).
 template <int V, class Op, class TO, class TA, class TB>

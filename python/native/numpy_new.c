@@ -13,6 +13,7 @@
  */
 #include "numpy_new.h"
 
+#include "buffer_import.h"
 #include "dtypes.h"
 
 enum {
@@ -75,18 +76,18 @@ static void** cb_npy_api_table(void) {
 }
 
 /* 1 when `probe` is a 2 x 3 C-contiguous writable float64 numpy.ndarray, as
- * its buffer says. */
+ * the buffer-protocol importer and the view validator read it. */
 static int cb_npy_probe_ok(cb_state* st, PyObject* probe) {
-  Py_buffer b;
-  if (probe == NULL || Py_TYPE(probe) != st->numpy_ndarray ||
-      PyObject_GetBuffer(probe, &b, PyBUF_RECORDS) < 0) {
+  if (probe == NULL || Py_TYPE(probe) != st->numpy_ndarray) {
     PyErr_Clear();
     return 0;
   }
-  int ok = b.ndim == 2 && b.shape[0] == 2 && b.shape[1] == 3 && b.strides[0] == 24 &&
-           b.strides[1] == 8 && b.itemsize == 8 && b.format && b.format[0] == 'd' &&
-           b.format[1] == '\0';
-  PyBuffer_Release(&b);
+  cb_view v;
+  cb_view_init(&v, "probe");
+  int ok = cb_import_buffer(st, probe, &v) == 0 && cb_view_validate(st, &v, 1) == 0 &&
+           v.dtype == CUBRIDGE_FLOAT64 && v.ndim == 2 && v.shape[0] == 2 && v.shape[1] == 3;
+  cb_view_release(&v);
+  PyErr_Clear();
   return ok;
 }
 
