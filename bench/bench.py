@@ -883,8 +883,7 @@ class Bench:
                 reps = args.reps if n < 10**8 else max(20, args.reps * 3 // 5)
                 warmup = 3
         except Exception as e:
-            self.add(**base, error=short_err(e))
-            log(f"  {lib.name:8s} {op:4s} {dtype} n={fmt_n(n)}: ERROR {short_err(e)}")
+            self.kernel_error(base, e)
             return None
         return dict(lib=lib, op=op, dtype=dtype, n=n, A=A, base=base, timer=timer, fn=fn,
                     to_host=to_host, bad=bad, reps=reps, warmup=warmup)
@@ -908,10 +907,13 @@ class Bench:
                 if c["to_host"] and c["lib"].name != "cubridge":
                     dev_ms = c["timer"].measure(c["lib"].kernel(c["op"], c["A"]), c["reps"], c["warmup"])
             except Exception as e:
-                self.add(**c["base"], error=short_err(e))
-                log(f"  {c['lib'].name:8s} {c['op']:4s} {c['dtype']} n={fmt_n(c['n'])}: ERROR {short_err(e)}")
+                self.kernel_error(c["base"], e)
                 continue
             self.kernel_record(c, ms, dev_ms)
+
+    def kernel_error(self, base, e):
+        self.add(**base, error=short_err(e))
+        log(f"  {base['lib']:8s} {base['op']:4s} {base['dtype']} n={fmt_n(base['n'])}: ERROR {short_err(e)}")
 
     def kernel_record(self, c, ms, dev_ms):
         lib, op, dtype, n, bad = c["lib"], c["op"], c["dtype"], c["n"], c["bad"]
