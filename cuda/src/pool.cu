@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "block_cache.h"
 #include "devices.h"
 #include "host_alloc.h"
 #include "host_pipeline.h"
@@ -126,6 +127,7 @@ cubridge_status device_alloc(const char* fn, int device, size_t bytes, cudaStrea
       return st;
     }
     (void)cudaGetLastError();
+    cache_release_device(device);
     trim_staging(device);
     trim_device(device);
     trim_pinned(false);
@@ -276,14 +278,15 @@ cubridge_status pinned_free(const char* fn, void* p, size_t bytes, cudaStream_t 
 }
 
 cubridge_status pool_free_block(const char* fn, void* p, size_t bytes, int device,
-                                cudaStream_t stream) {
-  DevicePool* dp = pool_of(device);
+                                cubridge_stream stream) {
   count_free(device, bytes);
+  if (cache_put(device, stream, bytes, p)) return CUBRIDGE_OK;
+  DevicePool* dp = pool_of(device);
   if (dp && dp->pool) {
     // NULL means the allocation's device's default stream.
     DeviceGuard guard;
-    if (stream == nullptr) CUBRIDGE_TRY(guard.enter(fn, device));
-    CUBRIDGE_CUDA(fn, cudaFreeAsync(p, stream));
+    if (raw_stream(stream) == nullptr) CUBRIDGE_TRY(guard.enter(fn, device));
+    CUBRIDGE_CUDA(fn, cudaFreeAsync(p, raw_stream(stream)));
   } else {
     CUBRIDGE_CUDA(fn, cudaFree(p));
   }
@@ -338,7 +341,7 @@ cubridge_status free_memory(const char* fn, int kind, void* ptr, cubridge_stream
                   kind_label(want), kind_label(kind));
     }
     if (a.origin == Origin::kPool) {
-      return pool_free_block(fn, ptr, bytes, a.info.device, raw_stream(stream));
+      return pool_free_block(fn, ptr, bytes, a.info.device, stream);
     }
     DeviceGuard guard;
     if (stream) CUBRIDGE_TRY(guard.enter(fn, stream->device));
@@ -425,10 +428,17 @@ CUBRIDGE_API cubridge_status cubridge_malloc_async(int kind, size_t bytes, int d
     *ptr = p;
     return CUBRIDGE_OK;
   }
-  CUBRIDGE_TRY(guard.enter(fn, dev));
-  CUBRIDGE_TRY(device_alloc(fn, dev, bytes, raw_stream(stream), &p));
+  // A block this stream freed before costs no CUDA call (block_cache.h).
+  const bool cached = cache_take(dev, stream, bytes, &p);
+  if (!cached) {
+    CUBRIDGE_TRY(guard.enter(fn, dev));
+    CUBRIDGE_TRY(device_alloc(fn, dev, cache_block_bytes(bytes), raw_stream(stream), &p));
+  }
   if (!remember_allocation(p, bytes, PtrInfo{Loc::kDevice, dev}, Origin::kPool)) {
-    scratch_free(p, raw_stream(stream));
+    if (!cache_put(dev, stream, bytes, p)) {
+      CUBRIDGE_TRY(guard.enter(fn, dev));
+      scratch_free(p, raw_stream(stream));
+    }
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   }
   count_alloc(dev, bytes);
@@ -491,6 +501,7 @@ CUBRIDGE_API cubridge_status cubridge_empty_cache(int device) {
     if (!g_pools[d].used.load()) continue;  // never allocated there: nothing cached
     DeviceGuard guard;
     CUBRIDGE_TRY(guard.enter(fn, d));
+    cache_release_device(d);
     trim_staging(d);
     trim_device(d);
   }

@@ -2,6 +2,8 @@
 // per device (stream-ordered: cudaMallocFromPoolAsync / cudaFreeAsync, cached
 // up to the pool's release threshold), pinned host memory from a cache of
 // cudaMallocHost blocks reused once the stream that freed them got there.
+// In front of the device pools, block_cache.h keeps blocks for reuse on the
+// stream that freed them.
 // Allocations for users are counted per device (cubridge_memory_stats).
 #ifndef CUBRIDGE_SRC_POOL_H_
 #define CUBRIDGE_SRC_POOL_H_
@@ -26,9 +28,10 @@ cubridge_status pinned_alloc(const char* fn, size_t bytes, void** p);
 // (of the current device) reaches this point.
 cubridge_status pinned_free(const char* fn, void* p, size_t bytes, cudaStream_t stream);
 
-// Frees device memory that came from the pool (table entry removed already).
+// Frees device memory that came from the pool (table entry removed already):
+// into the block cache when `stream` takes part, else to the pool.
 cubridge_status pool_free_block(const char* fn, void* p, size_t bytes, int device,
-                                cudaStream_t stream);
+                                cubridge_stream stream);
 
 // "DEVICE", "MANAGED", "PINNED", "HOST" (as in messages), "unknown" else.
 const char* kind_label(int kind);

@@ -7,6 +7,7 @@
 #endif
 
 #include "backend.h"
+#include "block_cache.h"
 #include "devices.h"
 #include "status.h"
 #include "streams.h"
@@ -143,6 +144,7 @@ CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream) {
   const char* fn = "cubridge_stream_destroy";
   clear_error();
   if (!stream) return CUBRIDGE_OK;
+  cache_release_stream(stream);  // its cached blocks, while it can order their free
   cudaStream_t s = stream->stream;
   bool owned = stream->owned;
   delete stream;

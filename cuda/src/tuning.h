@@ -76,6 +76,17 @@ constexpr int kHostCacheMinClassLog2 = 9;
 constexpr int kHostCacheMaxClassLog2 = 22;
 constexpr size_t kHostCacheMax = size_t(64) << 20;
 
+// Device blocks kept for reuse in front of the CUDA pool (block_cache.h): at
+// most kBlockCacheMax bytes per device, blocks of at most kBlockCacheMaxBlock
+// bytes, sizes rounded up to kBlockCacheSmallStep (to kBlockCacheSmall bytes)
+// or kBlockCacheLargeStep (above): a cached block then fits every request of
+// its class, and rounding wastes at most 512 bytes or 6%.
+constexpr size_t kBlockCacheMax = size_t(256) << 20;
+constexpr size_t kBlockCacheMaxBlock = size_t(32) << 20;
+constexpr size_t kBlockCacheSmall = size_t(1) << 20;
+constexpr size_t kBlockCacheSmallStep = 512;
+constexpr size_t kBlockCacheLargeStep = size_t(64) << 10;
+
 // Cached, unused pinned bytes the pinned-host cache keeps at most.
 constexpr size_t kPinnedCacheMax = size_t(1) << 30;
 

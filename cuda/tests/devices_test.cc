@@ -167,6 +167,69 @@ TEST(Pool, AllocFreeAndStats) {
   }
 }
 
+// Blocks freed on a stream come back from the block cache on that stream:
+// counted like any allocation, and given back to the driver by empty_cache,
+// also those of a stream destroyed since.
+TEST(Pool, BlockCacheCountsAndReleases) {
+  if (!OnCuda()) GTEST_SKIP() << "needs a GPU: the block cache sits in front of the CUDA pools";
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK) << cubridge_last_error();
+  const cubridge_memory_stats before = Stats(0);
+  for (int i = 0; i < 100; ++i) {
+    void* p = nullptr;
+    ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 4000 - i, -1, nullptr, &p), CUBRIDGE_OK)
+        << cubridge_last_error();
+    EXPECT_EQ(Stats(0).in_use_bytes, before.in_use_bytes + 4000 - i);
+    ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, p, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+  }
+  const cubridge_memory_stats mid = Stats(0);
+  EXPECT_EQ(mid.in_use_bytes, before.in_use_bytes);
+  EXPECT_EQ(mid.alloc_count, before.alloc_count + 100);
+  EXPECT_EQ(mid.free_count, before.free_count + 100);
+  cubridge_stream s = nullptr;
+  ASSERT_EQ(cubridge_stream_create(&s), CUBRIDGE_OK) << cubridge_last_error();
+  void* q = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 5000, -1, s, &q), CUBRIDGE_OK)
+      << cubridge_last_error();
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, q, s), CUBRIDGE_OK)
+      << cubridge_last_error();
+  ASSERT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(Stats(0).reserved_bytes, 0u) << "a cached block was not given back to the driver";
+}
+
+// A block freed on one stream is not handed to another before the first
+// stream gets to the free: the second stream's write lands after the first's.
+TEST(Pool, BlockCacheKeepsStreamsApart) {
+  if (!OnCuda()) GTEST_SKIP() << "needs a GPU: the block cache sits in front of the CUDA pools";
+  cubridge_stream s1 = nullptr, s2 = nullptr;
+  ASSERT_EQ(cubridge_stream_create(&s1), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_stream_create(&s2), CUBRIDGE_OK) << cubridge_last_error();
+  // 4 GiB to fill: keeps the first stream busy for about a millisecond.
+  const size_t big_n = size_t(1) << 30, n = 1000;
+  void* big = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, big_n * 4, -1, s1, &big), CUBRIDGE_OK)
+      << cubridge_last_error();
+  for (int round = 0; round < 20; ++round) {
+    void *p = nullptr, *q = nullptr;
+    ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, -1, s1, &p), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 0.0, big, big_n, s1), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 1.0, p, n, s1), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, p, s1), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, -1, s2, &q), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 2.0, q, n, s2), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_stream_synchronize(s1), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_stream_synchronize(s2), CUBRIDGE_OK);
+    double sum = 0;
+    ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, q, n, &sum, s2), CUBRIDGE_OK);
+    EXPECT_EQ(sum, 2000.0) << "round " << round << (q == p ? ": the first stream's block" : "");
+    ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, q, s2), CUBRIDGE_OK);
+  }
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, big, s1), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_stream_destroy(s1), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_stream_destroy(s2), CUBRIDGE_OK);
+}
+
 // The CPU backend's host blocks: freed ones are cached (reserved, not in use)
 // until empty_cache; a double free and a pointer the library never gave out
 // are refused by name, not passed to free().

@@ -35,8 +35,10 @@ const HostDevice = -1
 // Device buffers come from the library's stream-ordered memory pool of their
 // device (cubridge_malloc_async): allocating and freeing cost no device
 // synchronization, and freed memory is reused once the buffer's stream has
-// reached the free. Work queued on other streams that uses a buffer must be
-// ordered before its Free (synchronize that stream, or make the buffer's
+// reached the free (a block of up to 32 MiB freed on the default stream or a
+// stream of NewStream goes to the next allocation of its size on that stream
+// without a CUDA call). Work queued on other streams that uses a buffer must
+// be ordered before its Free (synchronize that stream, or make the buffer's
 // stream wait for it).
 //
 // Free a Buffer when done with it. A Buffer that becomes unreachable is

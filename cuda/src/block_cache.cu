@@ -1,0 +1,179 @@
+// The device block cache (see block_cache.h).
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "block_cache.h"
+#include "devices.h"
+#include "streams.h"
+#include "tuning.h"
+
+namespace cubridge {
+namespace {
+
+struct Key {
+  cudaStream_t stream;
+  size_t bytes;  // the size class
+  bool operator==(const Key& o) const { return stream == o.stream && bytes == o.bytes; }
+};
+
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    return std::hash<uintptr_t>()(reinterpret_cast<uintptr_t>(k.stream)) ^ (k.bytes * 0x9E3779B1u);
+  }
+};
+
+using Blocks = std::unordered_map<Key, std::vector<void*>, KeyHash>;
+
+struct DeviceCache {
+  std::mutex mu;
+  Blocks* free = nullptr;  // created on first use, leaked on purpose (used until exit)
+  size_t bytes = 0;
+};
+
+DeviceCache g_cache[kMaxDevices];
+
+// The stream a block is kept for, or false when `stream` does not take part.
+bool cache_stream(cubridge_stream stream, cudaStream_t* out) {
+  if (stream == nullptr || stream->stream == nullptr || stream->stream == cudaStreamLegacy) {
+    *out = nullptr;  // the device's legacy default stream: lives as long as the device
+    return true;
+  }
+  if (!stream->owned) return false;  // a caller's stream: its end is not seen here
+#if !defined(CUBRIDGE_NO_CUDA)
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream->stream, &capture) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (capture != cudaStreamCaptureStatusNone) return false;
+#endif
+  *out = stream->stream;
+  return true;
+}
+
+DeviceCache* cache_of(int device) {
+  return device >= 0 && device < kMaxDevices ? &g_cache[device] : nullptr;
+}
+
+// Frees `blocks` (all kept for `device`) to the pool; the legacy stream's ones
+// with `device` current.
+void free_blocks(int device, const std::vector<std::pair<cudaStream_t, void*>>& blocks) {
+  if (blocks.empty()) return;
+  DeviceGuard guard;
+  const bool entered = guard.enter("cache_release", device) == CUBRIDGE_OK;
+  for (const auto& b : blocks) {
+    if (b.first == nullptr && !entered) continue;  // cannot name the stream: the pool keeps it
+    if (cudaFreeAsync(b.second, b.first) != cudaSuccess) (void)cudaGetLastError();
+  }
+}
+
+// Moves the blocks of `c` that `pick` selects into `out`, or none when `out`
+// cannot grow. Caller holds c->mu.
+template <class Pred>
+void take_out(DeviceCache* c, Pred pick, std::vector<std::pair<cudaStream_t, void*>>* out) {
+  if (!c->free) return;
+  size_t count = 0;
+  for (const auto& [key, v] : *c->free) {
+    if (pick(key)) count += v.size();
+  }
+  try {
+    out->reserve(out->size() + count);
+  } catch (const std::bad_alloc&) {
+    return;  // they stay cached, released another time
+  }
+  for (auto& [key, v] : *c->free) {
+    if (!pick(key)) continue;
+    for (void* p : v) out->emplace_back(key.stream, p);
+    c->bytes -= key.bytes * v.size();
+    v.clear();
+  }
+}
+
+}  // namespace
+
+size_t cache_block_bytes(size_t bytes) {
+  if (bytes == 0 || bytes > kBlockCacheMaxBlock) return bytes;
+  const size_t step = bytes <= kBlockCacheSmall ? kBlockCacheSmallStep : kBlockCacheLargeStep;
+  return (bytes + step - 1) / step * step;
+}
+
+bool cache_take(int device, cubridge_stream stream, size_t bytes, void** p) {
+  DeviceCache* c = cache_of(device);
+  cudaStream_t s;
+  if (!c || bytes > kBlockCacheMaxBlock || !cache_stream(stream, &s)) return false;
+  const Key key{s, cache_block_bytes(bytes)};
+  std::lock_guard<std::mutex> lk(c->mu);
+  if (!c->free) return false;
+  auto it = c->free->find(key);
+  if (it == c->free->end() || it->second.empty()) return false;
+  *p = it->second.back();
+  it->second.pop_back();
+  c->bytes -= key.bytes;
+  return true;
+}
+
+bool cache_put(int device, cubridge_stream stream, size_t bytes, void* p) {
+  DeviceCache* c = cache_of(device);
+  cudaStream_t s;
+  if (!c || bytes > kBlockCacheMaxBlock || !cache_stream(stream, &s)) return false;
+  const Key key{s, cache_block_bytes(bytes)};
+  std::vector<std::pair<cudaStream_t, void*>> evicted;
+  {
+    std::lock_guard<std::mutex> lk(c->mu);
+    // Full: everything cached goes back to the pool and the cache starts over,
+    // so sizes a program no longer uses do not hold the room.
+    if (c->bytes + key.bytes > kBlockCacheMax)
+      take_out(c, [](const Key&) { return true; }, &evicted);
+    try {
+      if (!c->free) c->free = new Blocks();
+      (*c->free)[key].push_back(p);
+      c->bytes += key.bytes;
+    } catch (const std::bad_alloc&) {
+      free_blocks(device, evicted);
+      return false;
+    }
+  }
+  free_blocks(device, evicted);
+  return true;
+}
+
+void cache_release_device(int device) {
+  DeviceCache* c = cache_of(device);
+  if (!c) return;
+  std::vector<std::pair<cudaStream_t, void*>> blocks;
+  {
+    std::lock_guard<std::mutex> lk(c->mu);
+    take_out(c, [](const Key&) { return true; }, &blocks);
+  }
+  free_blocks(device, blocks);
+}
+
+void cache_release_stream(cubridge_stream stream) {
+  if (!stream || !stream->owned || !stream->stream) return;
+  const cudaStream_t s = stream->stream;
+  for (int d = 0; d < kMaxDevices; ++d) {
+    if (stream->device >= 0 && d != stream->device) continue;
+    DeviceCache* c = &g_cache[d];
+    std::vector<std::pair<cudaStream_t, void*>> blocks;
+    {
+      std::lock_guard<std::mutex> lk(c->mu);
+      take_out(c, [s](const Key& k) { return k.stream == s; }, &blocks);
+    }
+    free_blocks(d, blocks);
+  }
+}
+
+size_t cache_bytes(int device) {
+  DeviceCache* c = cache_of(device);
+  if (!c) return 0;
+  std::lock_guard<std::mutex> lk(c->mu);
+  return c->bytes;
+}
+
+}  // namespace cubridge
