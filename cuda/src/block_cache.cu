@@ -38,25 +38,6 @@ struct DeviceCache {
 
 DeviceCache g_cache[kMaxDevices];
 
-// The stream a block is kept for, or false when `stream` does not take part.
-bool cache_stream(cubridge_stream stream, cudaStream_t* out) {
-  if (stream == nullptr || stream->stream == nullptr || stream->stream == cudaStreamLegacy) {
-    *out = nullptr;  // the device's legacy default stream: lives as long as the device
-    return true;
-  }
-  if (!stream->owned) return false;  // a caller's stream: its end is not seen here
-#if !defined(CUBRIDGE_NO_CUDA)
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream->stream, &capture) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  if (capture != cudaStreamCaptureStatusNone) return false;
-#endif
-  *out = stream->stream;
-  return true;
-}
-
 DeviceCache* cache_of(int device) {
   return device >= 0 && device < kMaxDevices ? &g_cache[device] : nullptr;
 }
@@ -103,44 +84,62 @@ size_t cache_block_bytes(size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
-bool cache_take(int device, cubridge_stream stream, size_t bytes, void** p) {
-  DeviceCache* c = cache_of(device);
-  cudaStream_t s;
-  if (!c || bytes > kBlockCacheMaxBlock || !cache_stream(stream, &s)) return false;
-  const Key key{s, cache_block_bytes(bytes)};
-  std::lock_guard<std::mutex> lk(c->mu);
-  if (!c->free) return false;
-  auto it = c->free->find(key);
-  if (it == c->free->end() || it->second.empty()) return false;
-  *p = it->second.back();
-  it->second.pop_back();
-  c->bytes -= key.bytes;
+bool cache_stream(cubridge_stream stream, size_t bytes, cudaStream_t* key) {
+  if (bytes == 0 || bytes > kBlockCacheMaxBlock) return false;
+  if (stream == nullptr || stream->stream == nullptr || stream->stream == cudaStreamLegacy) {
+    *key = nullptr;  // the device's legacy default stream: lives as long as the device
+    return true;
+  }
+  if (!stream->owned) return false;  // a caller's stream: its end is not seen here
+#if !defined(CUBRIDGE_NO_CUDA)
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream->stream, &capture) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (capture != cudaStreamCaptureStatusNone) return false;
+#endif
+  *key = stream->stream;
   return true;
 }
 
-bool cache_put(int device, cubridge_stream stream, size_t bytes, void* p) {
+bool cache_take(int device, cudaStream_t key, size_t bytes, void** p) {
   DeviceCache* c = cache_of(device);
-  cudaStream_t s;
-  if (!c || bytes > kBlockCacheMaxBlock || !cache_stream(stream, &s)) return false;
-  const Key key{s, cache_block_bytes(bytes)};
+  if (!c) return false;
+  const Key k{key, cache_block_bytes(bytes)};
+  std::lock_guard<std::mutex> lk(c->mu);
+  if (!c->free) return false;
+  auto it = c->free->find(k);
+  if (it == c->free->end() || it->second.empty()) return false;
+  *p = it->second.back();
+  it->second.pop_back();
+  c->bytes -= k.bytes;
+  return true;
+}
+
+bool cache_put(int device, cudaStream_t key, size_t bytes, void* p) {
+  DeviceCache* c = cache_of(device);
+  if (!c) return false;
+  const Key k{key, cache_block_bytes(bytes)};
   std::vector<std::pair<cudaStream_t, void*>> evicted;
+  bool kept = false;
   {
     std::lock_guard<std::mutex> lk(c->mu);
     // Full: everything cached goes back to the pool and the cache starts over,
     // so sizes a program no longer uses do not hold the room.
-    if (c->bytes + key.bytes > kBlockCacheMax)
+    if (c->bytes + k.bytes > kBlockCacheMax) {
       take_out(c, [](const Key&) { return true; }, &evicted);
+    }
     try {
       if (!c->free) c->free = new Blocks();
-      (*c->free)[key].push_back(p);
-      c->bytes += key.bytes;
+      (*c->free)[k].push_back(p);
+      c->bytes += k.bytes;
+      kept = true;
     } catch (const std::bad_alloc&) {
-      free_blocks(device, evicted);
-      return false;
     }
   }
   free_blocks(device, evicted);
-  return true;
+  return kept;
 }
 
 void cache_release_device(int device) {

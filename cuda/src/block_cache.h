@@ -5,13 +5,17 @@
 // safe: the stream's later work runs after every use ordered before the free,
 // which is the rule cudaFreeAsync already asks callers to keep.
 //
-// Only streams whose lifetime the library sees take part: the legacy default
-// stream of each device, and streams the library created (their blocks go back
-// to the pool before the stream is destroyed). Never while a stream records a
-// graph, where a block must belong to the graph's own memory nodes.
+// A block is kept only when it is freed on the stream it was allocated on, so
+// the cache never holds more of a stream's blocks than that stream had in use
+// at once (blocks allocated on one stream and freed on another go back to the
+// pool). Only streams whose lifetime the library sees take part: the legacy
+// default stream of each device, and streams the library created (their blocks
+// go back to the pool before the stream is destroyed). Never while a stream
+// records a graph, where a block must belong to the graph's own memory nodes.
 #ifndef CUBRIDGE_SRC_BLOCK_CACHE_H_
 #define CUBRIDGE_SRC_BLOCK_CACHE_H_
 
+#include <cuda_runtime_api.h>
 #include <stddef.h>
 
 #include "cubridge/cubridge.h"
@@ -23,14 +27,17 @@ namespace cubridge {
 // of its class), else `bytes` as they are.
 size_t cache_block_bytes(size_t bytes);
 
-// A cached block for `bytes` on `stream` of `device`; false on a miss.
-bool cache_take(int device, cubridge_stream stream, size_t bytes, void** p);
+// Whether blocks of `bytes` allocated or freed on `stream` take part, and the
+// stream they are kept for (*key: the legacy default stream is nullptr).
+bool cache_stream(cubridge_stream stream, size_t bytes, cudaStream_t* key);
 
-// Keeps `p` (a pool block allocated for `bytes`) for reuse on `stream`; when
-// the cache is full, what it held goes back to the pool first. False when it
-// cannot be kept (the stream does not take part, the block is too large, no
-// host memory): the caller frees it to the pool.
-bool cache_put(int device, cubridge_stream stream, size_t bytes, void* p);
+// A cached block for `bytes` kept for stream `key` of `device`; false on a miss.
+bool cache_take(int device, cudaStream_t key, size_t bytes, void** p);
+
+// Keeps `p` (a pool block allocated on `key` for `bytes`, freed on `key`) for
+// reuse there; when the cache is full, what it held goes back to the pool
+// first. False when no host memory is left to keep it: the caller frees it.
+bool cache_put(int device, cudaStream_t key, size_t bytes, void* p);
 
 // Frees every cached block of `device` to its pool, each on the stream it
 // was kept for (under memory pressure, cubridge_empty_cache).

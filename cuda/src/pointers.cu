@@ -30,13 +30,14 @@ bool lookup_allocation(const void* p, PtrInfo* info) {
 
 }  // namespace
 
-bool remember_allocation(const void* p, size_t bytes, PtrInfo info, Origin origin) {
+bool remember_allocation(const void* p, size_t bytes, PtrInfo info, Origin origin, bool cacheable,
+                         cudaStream_t cache_stream) {
   if (p == nullptr || bytes == 0) return true;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   std::lock_guard<std::mutex> lk(g_alloc_mu);
   try {
     if (!g_allocs) g_allocs = new std::map<uintptr_t, Allocation>();
-    (*g_allocs)[a] = Allocation{a + bytes, info, origin};
+    (*g_allocs)[a] = Allocation{a + bytes, info, origin, cacheable, cache_stream};
     return true;
   } catch (const std::bad_alloc&) {
     return false;

@@ -3,6 +3,7 @@
 #ifndef CUBRIDGE_SRC_POINTERS_H_
 #define CUBRIDGE_SRC_POINTERS_H_
 
+#include <cuda_runtime_api.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,12 +34,17 @@ struct Allocation {
   uintptr_t end;
   PtrInfo info;
   Origin origin;
+  // kPool: allocated on a stream of the block cache (block_cache.h), which
+  // takes the block back when it is freed on that same stream.
+  bool cacheable = false;
+  cudaStream_t cache_stream = nullptr;
 };
 
 // The table of live allocations of the library: cudaPointerGetAttributes
 // costs about as much as a kernel launch, and every op asks for each pointer.
 // remember_allocation returns false when the table could not grow.
-bool remember_allocation(const void* p, size_t bytes, PtrInfo info, Origin origin);
+bool remember_allocation(const void* p, size_t bytes, PtrInfo info, Origin origin,
+                         bool cacheable = false, cudaStream_t cache_stream = nullptr);
 // Removes the entry starting exactly at p; false if there is none.
 bool forget_allocation(const void* p, Allocation* out = nullptr);
 

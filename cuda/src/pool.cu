@@ -277,10 +277,16 @@ cubridge_status pinned_free(const char* fn, void* p, size_t bytes, cudaStream_t 
   return CUBRIDGE_OK;
 }
 
-cubridge_status pool_free_block(const char* fn, void* p, size_t bytes, int device,
+cubridge_status pool_free_block(const char* fn, void* p, const Allocation& a, size_t bytes,
                                 cubridge_stream stream) {
+  const int device = a.info.device;
   count_free(device, bytes);
-  if (cache_put(device, stream, bytes, p)) return CUBRIDGE_OK;
+  // Freed on the stream it was allocated on: kept for that stream.
+  cudaStream_t key;
+  if (a.cacheable && cache_stream(stream, bytes, &key) && key == a.cache_stream &&
+      cache_put(device, key, bytes, p)) {
+    return CUBRIDGE_OK;
+  }
   DevicePool* dp = pool_of(device);
   if (dp && dp->pool) {
     // NULL means the allocation's device's default stream.
@@ -335,13 +341,13 @@ cubridge_status free_memory(const char* fn, int kind, void* ptr, cubridge_stream
   if (known && a.origin != Origin::kMalloc) {
     const int want = a.origin == Origin::kPool ? CUBRIDGE_MEMORY_DEVICE : CUBRIDGE_MEMORY_PINNED;
     if (kind != want) {
-      remember_allocation(ptr, bytes, a.info, a.origin);
+      remember_allocation(ptr, bytes, a.info, a.origin, a.cacheable, a.cache_stream);
       return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
                   "%s: argument 'ptr' is %s memory of cubridge_malloc_async, freed as kind %s", fn,
                   kind_label(want), kind_label(kind));
     }
     if (a.origin == Origin::kPool) {
-      return pool_free_block(fn, ptr, bytes, a.info.device, stream);
+      return pool_free_block(fn, ptr, a, bytes, stream);
     }
     DeviceGuard guard;
     if (stream) CUBRIDGE_TRY(guard.enter(fn, stream->device));
@@ -429,13 +435,14 @@ CUBRIDGE_API cubridge_status cubridge_malloc_async(int kind, size_t bytes, int d
     return CUBRIDGE_OK;
   }
   // A block this stream freed before costs no CUDA call (block_cache.h).
-  const bool cached = cache_take(dev, stream, bytes, &p);
-  if (!cached) {
+  cudaStream_t key = nullptr;
+  const bool cacheable = cache_stream(stream, bytes, &key);
+  if (!cacheable || !cache_take(dev, key, bytes, &p)) {
     CUBRIDGE_TRY(guard.enter(fn, dev));
     CUBRIDGE_TRY(device_alloc(fn, dev, cache_block_bytes(bytes), raw_stream(stream), &p));
   }
-  if (!remember_allocation(p, bytes, PtrInfo{Loc::kDevice, dev}, Origin::kPool)) {
-    if (!cache_put(dev, stream, bytes, p)) {
+  if (!remember_allocation(p, bytes, PtrInfo{Loc::kDevice, dev}, Origin::kPool, cacheable, key)) {
+    if (!cacheable || !cache_put(dev, key, bytes, p)) {
       CUBRIDGE_TRY(guard.enter(fn, dev));
       scratch_free(p, raw_stream(stream));
     }

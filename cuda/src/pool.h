@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "cubridge/cubridge.h"
+#include "pointers.h"
 
 namespace cubridge {
 
@@ -28,9 +29,10 @@ cubridge_status pinned_alloc(const char* fn, size_t bytes, void** p);
 // (of the current device) reaches this point.
 cubridge_status pinned_free(const char* fn, void* p, size_t bytes, cudaStream_t stream);
 
-// Frees device memory that came from the pool (table entry removed already):
-// into the block cache when `stream` takes part, else to the pool.
-cubridge_status pool_free_block(const char* fn, void* p, size_t bytes, int device,
+// Frees device memory that came from the pool (its table entry `a`, removed
+// already): into the block cache when freed on the stream it was allocated
+// on and that stream takes part, else to the pool.
+cubridge_status pool_free_block(const char* fn, void* p, const Allocation& a, size_t bytes,
                                 cubridge_stream stream);
 
 // "DEVICE", "MANAGED", "PINNED", "HOST" (as in messages), "unknown" else.

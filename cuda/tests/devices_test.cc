@@ -198,6 +198,27 @@ TEST(Pool, BlockCacheCountsAndReleases) {
   EXPECT_EQ(Stats(0).reserved_bytes, 0u) << "a cached block was not given back to the driver";
 }
 
+// A block allocated on one stream and freed on another goes back to the pool
+// (which reuses it for either): the cache holds no more of a stream's blocks
+// than the stream had in use at once, however many pass through.
+TEST(Pool, BlockCacheKeepsOnlyBlocksOfItsStream) {
+  if (!OnCuda()) GTEST_SKIP() << "needs a GPU: the block cache sits in front of the CUDA pools";
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK) << cubridge_last_error();
+  cubridge_stream s = nullptr;
+  ASSERT_EQ(cubridge_stream_create(&s), CUBRIDGE_OK) << cubridge_last_error();
+  for (int i = 0; i < 20000; ++i) {  // 160 MiB in all
+    void* p = nullptr;
+    ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 8192, -1, s, &p), CUBRIDGE_OK)
+        << cubridge_last_error();
+    ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, p, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+  }
+  ASSERT_EQ(cubridge_device_synchronize(), CUBRIDGE_OK);
+  EXPECT_LE(Stats(0).reserved_bytes, uint64_t(64) << 20)
+      << "blocks freed on another stream piled up";
+  ASSERT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK) << cubridge_last_error();
+}
+
 // A block freed on one stream is not handed to another before the first
 // stream gets to the free: the second stream's write lands after the first's.
 TEST(Pool, BlockCacheKeepsStreamsApart) {
