@@ -147,8 +147,18 @@ CUBRIDGE_API cubridge_status cubridge_memcpy(void* dst, const void* src, size_t 
     memcpy(dst, src, bytes);
     return CUBRIDGE_OK;
   }
+  // Without a stream the copy runs on the default stream of the device its
+  // device memory is on: pool memory is accessible from its own device only,
+  // not from the caller's current one.
+  const int dev = d.loc == Loc::kDevice ? d.device : s.loc == Loc::kDevice ? s.device : -1;
+  DeviceGuard guard;
+  if (stream == nullptr && dev >= 0) CUBRIDGE_TRY(guard.enter(fn, dev));
   cudaStream_t st = raw_stream(stream);
-  CUBRIDGE_CUDA(fn, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st));
+  if (d.loc == Loc::kDevice && s.loc == Loc::kDevice && d.device != s.device) {
+    CUBRIDGE_CUDA(fn, cudaMemcpyPeerAsync(dst, d.device, src, s.device, bytes, st));
+  } else {
+    CUBRIDGE_CUDA(fn, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st));
+  }
   if (d.loc == Loc::kPageable || s.loc == Loc::kPageable) {
     CUBRIDGE_CUDA(fn, cudaStreamSynchronize(st));
   }

@@ -563,6 +563,37 @@ TEST(MultiGpu, OpsRunOnTheArraysDeviceAndRestoreTheCallers) {
   }
 }
 
+// cubridge_memcpy without a stream reaches pool memory of any device from
+// device 0: host to device, within a device and between devices.
+TEST(MultiGpu, CopiesReachEveryDevicesPoolMemory) {
+  NEED_TWO_GPUS();
+  const size_t n = 1000;
+  std::vector<float> host(n), back(n, 0.0f);
+  for (size_t i = 0; i < n; ++i) host[i] = static_cast<float>(i);
+  void* on0 = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, 0, nullptr, &on0), CUBRIDGE_OK);
+  for (int d = 1; d < DeviceCount(); ++d) {
+    void *a = nullptr, *b = nullptr;
+    ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, d, nullptr, &a), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, d, nullptr, &b), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_memcpy(a, host.data(), n * 4, nullptr), CUBRIDGE_OK)
+        << "host to device " << d << ": " << cubridge_last_error();
+    ASSERT_EQ(cubridge_memcpy(b, a, n * 4, nullptr), CUBRIDGE_OK)
+        << "within device " << d << ": " << cubridge_last_error();
+    ASSERT_EQ(cubridge_memcpy(on0, b, n * 4, nullptr), CUBRIDGE_OK)
+        << "device " << d << " to device 0: " << cubridge_last_error();
+    ASSERT_EQ(cubridge_memcpy(back.data(), on0, n * 4, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    EXPECT_EQ(back, host) << "device " << d;
+    int cur = -1;
+    ASSERT_EQ(cubridge_get_device(&cur), CUBRIDGE_OK);
+    EXPECT_EQ(cur, 0) << "a copy left the caller on device " << cur;
+    ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, a, nullptr), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, b, nullptr), CUBRIDGE_OK);
+  }
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, on0, nullptr), CUBRIDGE_OK);
+}
+
 TEST(MultiGpu, MixedDevicesAndForeignStreamsRefused) {
   NEED_TWO_GPUS();
   const size_t n = 4096;

@@ -57,6 +57,9 @@ cudaError_t cudaMemcpy(void*, const void*, size_t, enum cudaMemcpyKind) { return
 cudaError_t cudaMemcpyAsync(void*, const void*, size_t, enum cudaMemcpyKind, cudaStream_t) {
   return kNoDevice;
 }
+cudaError_t cudaMemcpyPeerAsync(void*, int, const void*, int, size_t, cudaStream_t) {
+  return kNoDevice;
+}
 cudaError_t cudaMemset(void*, int, size_t) { return kNoDevice; }
 cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t) { return kNoDevice; }
 cudaError_t cudaMemPrefetchAsync(const void*, size_t, struct cudaMemLocation, unsigned int,
