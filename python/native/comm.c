@@ -1,6 +1,7 @@
 /* The communicator functions of cubridge/comm.h for cubridge/_comm.py, which
  * gives them their Python shape (cubridge.Comm). A communicator is a capsule
- * that destroys it when collected; _comm_destroy destroys it at once. */
+ * holding a box that destroys it when collected; _comm_destroy destroys it at
+ * once and empties the box (a capsule's own pointer cannot be set to NULL). */
 #include "comm.h"
 
 #include <string.h>
@@ -13,27 +14,46 @@
 
 #define CB_COMM_CAPSULE "cubridge.comm"
 
+typedef struct {
+  cubridge_comm comm; /* NULL once destroyed */
+} cb_comm_box;
+
 static void cb_comm_capsule_free(PyObject* capsule) {
-  cubridge_comm comm = (cubridge_comm)PyCapsule_GetPointer(capsule, CB_COMM_CAPSULE);
-  if (comm != NULL) (void)cubridge_comm_destroy(comm);
+  cb_comm_box* box = (cb_comm_box*)PyCapsule_GetPointer(capsule, CB_COMM_CAPSULE);
+  if (box == NULL) return;
+  if (box->comm != NULL) (void)cubridge_comm_destroy(box->comm);
+  PyMem_Free(box);
 }
 
-/* The live communicator in `obj`, or NULL with TypeError/ValueError. */
-static cubridge_comm cb_comm_of(PyObject* obj) {
+/* The box of a communicator capsule, or NULL with TypeError. */
+static cb_comm_box* cb_comm_box_of(PyObject* obj) {
   if (!PyCapsule_IsValid(obj, CB_COMM_CAPSULE)) {
     cb_type_error("comm", "a communicator", obj);
     return NULL;
   }
-  cubridge_comm comm = (cubridge_comm)PyCapsule_GetPointer(obj, CB_COMM_CAPSULE);
-  if (comm == NULL && !PyErr_Occurred()) {
-    PyErr_SetString(PyExc_ValueError, "the communicator is closed");
-  }
-  return comm;
+  return (cb_comm_box*)PyCapsule_GetPointer(obj, CB_COMM_CAPSULE);
+}
+
+/* The live communicator in `obj`, or NULL with TypeError/ValueError. */
+static cubridge_comm cb_comm_of(PyObject* obj) {
+  cb_comm_box* box = cb_comm_box_of(obj);
+  if (box == NULL) return NULL;
+  if (box->comm == NULL) PyErr_SetString(PyExc_ValueError, "the communicator is closed");
+  return box->comm;
 }
 
 static PyObject* cb_comm_wrap(cubridge_comm comm) {
-  PyObject* capsule = PyCapsule_New(comm, CB_COMM_CAPSULE, cb_comm_capsule_free);
-  if (capsule == NULL) (void)cubridge_comm_destroy(comm);
+  cb_comm_box* box = (cb_comm_box*)PyMem_Malloc(sizeof *box);
+  if (box == NULL) {
+    (void)cubridge_comm_destroy(comm);
+    return PyErr_NoMemory();
+  }
+  box->comm = comm;
+  PyObject* capsule = PyCapsule_New(box, CB_COMM_CAPSULE, cb_comm_capsule_free);
+  if (capsule == NULL) {
+    (void)cubridge_comm_destroy(comm);
+    PyMem_Free(box);
+  }
   return capsule;
 }
 
@@ -138,15 +158,11 @@ static PyObject* cb_comm_init_rank(PyObject* m, PyObject* args) {
 }
 
 static PyObject* cb_comm_destroy(PyObject* m, PyObject* capsule) {
-  if (!PyCapsule_IsValid(capsule, CB_COMM_CAPSULE))
-    return cb_type_error("comm", "a communicator", capsule);
-  cubridge_comm comm = (cubridge_comm)PyCapsule_GetPointer(capsule, CB_COMM_CAPSULE);
-  if (comm == NULL) {
-    PyErr_Clear();
-    Py_RETURN_NONE; /* already closed */
-  }
-  /* Closed from here on, whatever the outcome. */
-  if (PyCapsule_SetPointer(capsule, NULL) < 0) PyErr_Clear();
+  cb_comm_box* box = cb_comm_box_of(capsule);
+  if (box == NULL) return NULL;
+  cubridge_comm comm = box->comm;
+  if (comm == NULL) Py_RETURN_NONE; /* already closed */
+  box->comm = NULL;                 /* closed from here on, whatever the outcome */
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_comm_destroy(comm);
