@@ -77,6 +77,29 @@ typedef struct DLManagedTensorVersioned {
   DLTensor dl_tensor;
 } DLManagedTensorVersioned;
 
+/* DLPack 1.2's C exchange table: a capsule named "dlpack_exchange_api" in the
+ * type attribute __dlpack_c_exchange_api__. Only the entry cubridge calls is
+ * typed; the others keep their places as opaque function pointers. */
+typedef struct DLPackExchangeAPIHeader {
+  DLPackVersion version;
+  struct DLPackExchangeAPIHeader* prev_api;
+} DLPackExchangeAPIHeader;
+
+/* Fills `out` (not owned: valid while the object lives, no synchronisation);
+ * 0, or -1 with a Python exception set. */
+typedef int (*DLPackDLTensorFromPyObjectNoSync)(void* py_object, DLTensor* out);
+
+typedef struct {
+  DLPackExchangeAPIHeader header;
+  void (*managed_tensor_allocator)(void);
+  void (*managed_tensor_from_py_object_no_sync)(void);
+  void (*managed_tensor_to_py_object_no_sync)(void);
+  DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync; /* may be NULL */
+  void (*current_work_stream)(void);
+} DLPackExchangeAPI;
+
+#define CB_DL_EXCHANGE_API "dlpack_exchange_api"
+
 /* Capsule names: unused, and renamed by the consumer once it owns the tensor. */
 #define CB_DL_VERSIONED "dltensor_versioned"
 #define CB_DL_LEGACY "dltensor"

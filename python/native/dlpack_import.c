@@ -125,6 +125,11 @@ int cb_import_dlpack(const cb_state* st, PyObject* obj, int32_t dev_type, uintpt
   DLTensor* t = cb_dl_take(capsule, v, &flags);
   Py_DECREF(capsule);
   if (t == NULL) return -1;
+  v->readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+  return cb_view_from_dltensor(st, t, v);
+}
+
+int cb_view_from_dltensor(const cb_state* st, const DLTensor* t, cb_view* v) {
   v->dtype = cb_dtype_from_dl(st, t->dtype.code, t->dtype.bits, t->dtype.lanes);
   if (v->dtype < 0) {
     PyOS_snprintf(v->dtype_desc, sizeof v->dtype_desc, "%s%d (lanes %d)",
@@ -139,6 +144,5 @@ int cb_import_dlpack(const cb_state* st, PyObject* obj, int32_t dev_type, uintpt
     }
   }
   v->data = (char*)t->data + t->byte_offset;
-  v->readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
   return cb_dl_memory(t, v);
 }

@@ -15,4 +15,8 @@ int cb_dlpack_query_device(const cb_state* st, PyObject* obj, int32_t* type, int
 int cb_import_dlpack(const cb_state* st, PyObject* obj, int32_t dev_type, uintptr_t stream,
                      cb_view* v);
 
+/* Fills `v`'s dtype, shape, strides, data and memory from `t`. -1 with
+ * ValueError when the device type is neither CPU nor CUDA. */
+int cb_view_from_dltensor(const cb_state* st, const DLTensor* t, cb_view* v);
+
 #endif /* CUBRIDGE_CEXT_DLPACK_IMPORT_H_ */

@@ -205,6 +205,14 @@ static PyObject* cb_mod_numpy_paths(PyObject* m, PyObject* unused) {
   return out;
 }
 
+/* _torch_exchange() -> whether torch.Tensor arguments are read through torch's
+ * DLPack C exchange table (None before the first tensor). For tests. */
+static PyObject* cb_mod_torch_exchange(PyObject* m, PyObject* unused) {
+  (void)unused;
+  const cb_state* st = cb_state_of_module(m);
+  return cb_tristate(!st->torch_ready ? 0 : st->torch_dl_fill != NULL ? 1 : -1);
+}
+
 static PyMethodDef cb_info_methods[] = {
     {"backend", cb_mod_backend, METH_NOARGS, "backend() -> 'cpu' | 'cuda'"},
     {"version", cb_mod_version, METH_NOARGS, "version() -> int (MAJOR*10000+MINOR*100+PATCH)"},
@@ -223,6 +231,8 @@ static PyMethodDef cb_info_methods[] = {
     {"_abi_tables", cb_mod_abi_tables, METH_NOARGS, "_abi_tables() -> dict (the C ABI's tables)"},
     {"_numpy_paths", cb_mod_numpy_paths, METH_NOARGS,
      "_numpy_paths() -> {'fields': bool, 'results': bool} (NumPy fast paths; None: not yet)"},
+    {"_torch_exchange", cb_mod_torch_exchange, METH_NOARGS,
+     "_torch_exchange() -> bool (torch tensors read through DLPack's C table; None: not yet)"},
     {NULL, NULL, 0, NULL}};
 
 int cb_info_init(PyObject* module, cb_state* st) {

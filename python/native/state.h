@@ -7,6 +7,7 @@
 #define CUBRIDGE_CEXT_STATE_H_
 
 #include "common.h"
+#include "dlpack.h"
 #include "keywords.h"
 
 /* One dtype of the C ABI, as the Python protocols spell it. Everything here is
@@ -71,7 +72,11 @@ typedef struct cb_state {
   PyObject* torch_dtypes[CB_MAX_DTYPES]; /* torch.float32, ... in ABI order; NULL: none */
   PyObject* torch_strided;               /* torch.strided */
   PyObject* torch_names[CB_TORCH_NAMES]; /* interned attribute names */
-  cubridge_event order_event;            /* stream.c: producer -> consumer handshakes */
+  /* torch.Tensor and its DLPack C exchange entry (torch >= 2.10), which fills a
+   * DLTensor for exact torch.Tensor instances; NULL: the attributes are read. */
+  PyObject* torch_tensor;
+  DLPackDLTensorFromPyObjectNoSync torch_dl_fill;
+  cubridge_event order_event; /* stream.c: producer -> consumer handshakes */
 } cb_state;
 
 static inline cb_state* cb_state_of_module(PyObject* module) {

@@ -1,5 +1,9 @@
-/* torch.Tensor into the array view. */
+/* torch.Tensor into the array view: through torch's DLPack C exchange table
+ * when it has one (one C call), else by reading the tensor's attributes. */
 #include "torch_import.h"
+
+#include "dlpack_import.h"
+#include "dtypes.h"
 
 enum {
   T_DATA_PTR,
@@ -18,6 +22,32 @@ static const char* const cb_torch_names[CB_TORCH_NAMES] = {
     "data_ptr", "dtype",  "shape",      "is_contiguous", "stride",
     "is_cuda",  "is_cpu", "get_device", "requires_grad", "layout"};
 
+/* torch.Tensor's DLPack exchange table (torch >= 2.10): its DLTensor filler,
+ * when the table is DLPack 1.2 or a later 1.x. Its absence is not an error. */
+static int cb_torch_exchange_setup(cb_state* st, PyObject* torch) {
+  st->torch_tensor = PyObject_GetAttrString(torch, "Tensor");
+  if (st->torch_tensor == NULL) {
+    PyErr_Clear();
+    return 0;
+  }
+  PyObject* capsule = PyObject_GetAttrString(st->torch_tensor, "__dlpack_c_exchange_api__");
+  if (capsule == NULL) {
+    PyErr_Clear();
+    return 0;
+  }
+  const DLPackExchangeAPI* api =
+      PyCapsule_IsValid(capsule, CB_DL_EXCHANGE_API)
+          ? (const DLPackExchangeAPI*)PyCapsule_GetPointer(capsule, CB_DL_EXCHANGE_API)
+          : NULL;
+  /* The table lives as long as the process (DLPack's rule for producers). */
+  if (api != NULL && api->header.version.major == 1 && api->header.version.minor >= 2) {
+    st->torch_dl_fill = api->dltensor_from_py_object_no_sync;
+  }
+  Py_DECREF(capsule);
+  PyErr_Clear();
+  return 0;
+}
+
 /* torch's dtype objects named like the ABI's dtypes (torch.float32, ...). */
 static int cb_torch_setup(cb_state* st) {
   PyObject* torch = PyImport_ImportModule("torch"); /* already imported: a dict lookup */
@@ -29,6 +59,7 @@ static int cb_torch_setup(cb_state* st) {
   }
   st->torch_strided = PyObject_GetAttrString(torch, "strided");
   if (st->torch_strided == NULL) rc = -1;
+  if (rc == 0) rc = cb_torch_exchange_setup(st, torch);
   for (int i = 0; i < CB_TORCH_NAMES && rc == 0; i++) {
     st->torch_names[i] = PyUnicode_InternFromString(cb_torch_names[i]);
     if (st->torch_names[i] == NULL) rc = -1;
@@ -84,10 +115,31 @@ static int cb_torch_where(cb_state* st, PyObject* t, cb_view* v) {
   return 0;
 }
 
+/* An exact torch.Tensor through the exchange table: 1 when `v` is filled, 0
+ * when the attributes must say (another device, dtype or layout, or a
+ * subclass), -1 with an error. */
+static int cb_torch_exchange(cb_state* st, PyObject* t, cb_view* v) {
+  if (st->torch_dl_fill == NULL || (PyObject*)Py_TYPE(t) != st->torch_tensor) return 0;
+  DLTensor dl;
+  if (st->torch_dl_fill(t, &dl) != 0) {
+    PyErr_Clear(); /* a sparse tensor, say: the attribute path names it */
+    return 0;
+  }
+  if ((dl.device.device_type != kDLCUDA && dl.device.device_type != kDLCPU) ||
+      cb_dtype_from_dl(st, dl.dtype.code, dl.dtype.bits, dl.dtype.lanes) < 0) {
+    return 0;
+  }
+  if (cb_view_from_dltensor(st, &dl, v) < 0) return -1;
+  v->keep = Py_NewRef(t);
+  return 1;
+}
+
 int cb_import_torch(cb_state* st, PyObject* t, cb_view* v) {
   if (!st->torch_ready && cb_torch_setup(st) < 0) return -1;
   int grad = cb_flag(st, t, T_REQUIRES_GRAD);
   if (grad != 0) return grad < 0 ? -1 : CB_TORCH_GENERIC;
+  int fast = cb_torch_exchange(st, t, v);
+  if (fast != 0) return fast < 0 ? -1 : 0;
   PyObject* layout = cb_get(st, t, T_LAYOUT);
   if (layout == NULL) return -1;
   Py_DECREF(layout); /* identity is all we need: torch.strided is a singleton */

@@ -197,3 +197,10 @@ def test_jax_if_present() -> None:
     assert cubridge.sum(x) == 120.0
     r = cubridge.add(x, x)
     assert float(jax.numpy.from_dlpack(r).sum()) == 240.0
+
+
+def test_torch_tensors_are_read_through_dlpacks_c_table_when_torch_has_one() -> None:
+    x = torch.full((1000,), 2.0, device="cuda")
+    assert cubridge.sum(x) == 2000.0
+    has_table = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+    assert cubridge._native._torch_exchange() is has_table

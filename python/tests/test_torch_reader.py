@@ -2,13 +2,17 @@
 
 cubridge recognises ``torch.Tensor`` by name and reads ``data_ptr()``, ``dtype``,
 ``shape``, ``is_contiguous()``, the device and ``requires_grad`` instead of calling the
-``__cuda_array_interface__`` property (which torch computes in Python on every access).
+``__cuda_array_interface__`` property (which torch computes in Python on every access);
+when ``torch.Tensor`` has DLPack's C exchange table (``__dlpack_c_exchange_api__``, torch
+2.10 on), one C call fills a ``DLTensor`` instead. The stand-in has such a table, built
+with ctypes, which fills tensors made with ``exchange=True`` and declines the others.
 Here a stand-in ``torch`` module (when the real one is absent) drives every branch on
 the CPU backend; tests/test_gpu_interop.py runs the same calls on real CUDA tensors.
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import sys
 import types
@@ -86,6 +90,71 @@ class Tensor:
 
 Tensor.__module__ = "torch"
 Tensor.__qualname__ = "Tensor"
+Tensor.exchange_fills = 0
+
+
+# DLPack's C exchange table (dlpack.h 1.2 layouts), with only the DLTensor filler.
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+_FILL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(_DLTensor))
+
+
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _ExchangeAPI(ctypes.Structure):
+    _fields_ = [
+        ("version", _Version),
+        ("prev_api", ctypes.c_void_p),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", _FILL),
+        ("current_work_stream", ctypes.c_void_p),
+    ]
+
+
+def _fill(t: Any, out: Any) -> int:
+    if not getattr(t, "exchange", False):
+        return -1  # declined: cubridge reads the attributes
+    Tensor.exchange_fills += 1
+    a = t.a
+    t.dims = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)  # alive as long as the tensor
+    t.steps = (ctypes.c_int64 * max(a.ndim, 1))(*(s // a.itemsize for s in a.strides))
+    d = out.contents
+    d.data, d.device, d.ndim = a.ctypes.data, _DLDevice(1, 0), a.ndim  # kDLCPU
+    d.dtype = _DLDataType({"i": 0, "u": 1, "f": 2}[a.dtype.kind], a.dtype.itemsize * 8, 1)
+    d.shape, d.strides, d.byte_offset = t.dims, t.steps, 0
+    return 0
+
+
+_fill_fn = _FILL(_fill)
+_api = _ExchangeAPI(_Version(1, 2), None, None, None, None, _fill_fn, None)
+_API_NAME = b"dlpack_exchange_api"
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+Tensor.__dlpack_c_exchange_api__ = _capsule_new(ctypes.addressof(_api), _API_NAME, None)
+fake.Tensor = Tensor
 
 
 @pytest.fixture(autouse=True)
@@ -127,6 +196,24 @@ def test_tensors_that_need_torchs_own_protocol_take_it() -> None:
         cubridge.sum(Tensor(a, layout=fake.sparse_coo))
     meta = Tensor(a, is_cpu=False)  # neither CPU nor CUDA: torch's DLPack decides
     assert cubridge.sum(meta) == 3.0
+
+
+def test_tensors_through_the_dlpack_exchange_table() -> None:
+    a = np.arange(6, dtype=np.float32)
+    out = np.zeros(6, np.float32)
+    fills = Tensor.exchange_fills
+    to = Tensor(out, exchange=True)
+    assert cubridge.add(Tensor(a, exchange=True), Tensor(a, exchange=True), out=to) is to
+    assert out.tolist() == (2 * a).tolist()
+    assert Tensor.exchange_fills == fills + 3
+    assert cubridge._native._torch_exchange() is True
+    assert cubridge.sum(Tensor(a.reshape(2, 3), exchange=True)) == 15.0
+    with pytest.raises(ValueError, match="C-contiguous"):
+        cubridge.sum(Tensor(np.ones((4, 3), np.float32).T, exchange=True))
+    with pytest.raises(TypeError, match="b has dtype float64"):
+        cubridge.add(Tensor(a, exchange=True), Tensor(np.ones(6), exchange=True))
+    with pytest.raises(RuntimeError, match="require gradient"):  # checked before the table
+        cubridge.sum(Tensor(a, exchange=True, requires_grad=True))
 
 
 @pytest.mark.skipif(cubridge.backend() != "cpu", reason="a fake CUDA tensor over host memory")
