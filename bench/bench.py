@@ -134,6 +134,9 @@ class Lib:
     def extra_wall(self, A):  # name -> fn, measured at small n (allocating variants)
         return {}
 
+    def second_gpu(self, n, dtype):  # (label -> fn, sync) on device 1, device 0 current
+        raise NotImplementedError("no second-GPU calls")
+
 
 class CubridgeLib(Lib):
     name = "cubridge"
@@ -184,6 +187,14 @@ class CubridgeLib(Lib):
         if op == "dot":
             return lambda: cb.dot(a, b)
         raise KeyError(op)
+
+    def second_gpu(self, n, dtype):
+        cb = self.cb
+        a, b, c = (cb.full(n, v, dtype, device=1) for v in (VAL_A, VAL_B, VAL_C))
+        one = cb.zeros(1, dtype, device=1)
+        # A blocking sum on device 1's default stream waits for the calls queued before it.
+        calls = second_gpu_calls(lambda: cb.add(a, b, out=c), lambda: cb.add(a, b), lambda: cb.sum(a))
+        return calls, lambda: cb.sum(one)
 
     def extra_wall(self, A):
         cb, a, b, c = self.cb, A["a"], A["b"], A["c"]
@@ -296,6 +307,23 @@ class CupyLib(Lib):
         own = own_calls("cupy", self.kernel("add", A), lambda: a + b, self.wall("sum", A))
         return {"add (new result array)": lambda: a + b, **own}
 
+    def second_gpu(self, n, dtype):
+        cp = self.cp
+        dev = cp.cuda.Device(1)
+        with dev:
+            a, b, c = (cp.full(n, v, dtype=dtype) for v in (VAL_A, VAL_B, VAL_C))
+        # CuPy runs on the current device only: each call is made inside `with Device(1)`.
+
+        def on1(f):
+            def call():
+                with dev:
+                    return f()
+
+            return call
+
+        calls = second_gpu_calls(on1(lambda: cp.add(a, b, out=c)), on1(lambda: a + b), on1(lambda: float(a.sum())))
+        return calls, dev.synchronize
+
 
 class TorchLib(Lib):
     name = "torch"
@@ -380,6 +408,12 @@ class TorchLib(Lib):
         own = own_calls("torch", self.kernel("add", A), lambda: a + b, self.wall("sum", A))
         return {"add (new result array)": lambda: a + b, **own}
 
+    def second_gpu(self, n, dtype):
+        torch = self.torch
+        a, b, c = (torch.full((n,), v, dtype=self._dt(dtype), device="cuda:1") for v in (VAL_A, VAL_B, VAL_C))
+        calls = second_gpu_calls(lambda: torch.add(a, b, out=c), lambda: a + b, lambda: a.sum().item())
+        return calls, lambda: torch.cuda.synchronize(1)
+
 
 class NumpyLib(Lib):
     name = "numpy"
@@ -451,6 +485,21 @@ def foreign_rows(peer):
     called on the peer's arrays; the peer's own call on its own arrays shares the label, so
     that both are timed in one round robin and stand in one row of the report."""
     return (f"add on {peer} arrays (out=)", f"add on {peer} arrays (new result)", f"sum of a {peer} array")
+
+
+SECOND_GPU_ROWS = ("add on GPU 1 (out=)", "add on GPU 1 (new result)", "sum on GPU 1")
+
+
+def second_gpu_calls(add_out, add_new, sum_float):
+    """The second-GPU rows: arrays on device 1 while device 0 stays current."""
+    return dict(zip(SECOND_GPU_ROWS, (add_out, add_new, sum_float)))
+
+
+class _Synced:
+    """A library whose wall loops end with another sync (its device 1 work)."""
+
+    def __init__(self, lib, sync):
+        self.name, self.sync = lib.name, sync
 
 
 def own_calls(peer, add_out, add_new, sum_float):
@@ -779,6 +828,29 @@ class Bench:
                     self.notes.append(f"{dtype} n={fmt_n(n)}: {short_err(e)}")
                     log(traceback.format_exc())
                 self.release_all()
+
+    def run_second_gpu(self):
+        """Small calls on arrays of device 1 while device 0 stays current (a second GPU,
+        as users reach it); needs two GPUs."""
+        if self.cb is None or not self.cb.gpu:
+            return
+        if len(self.cb.cb.devices()) < 2:
+            self.notes.append("second-GPU rows: not measured (one GPU)")
+            return
+        n, dtype = 1000, "float32"
+        log(f"[{perf() - self.t_start:6.1f}s] second GPU {dtype} n={fmt_n(n)}")
+        groups = {}  # label -> [(lib, make_fn)]
+        for lib in self.gpu_libs:
+            try:
+                calls, sync = lib.second_gpu(n, dtype)
+            except Exception as e:
+                self.notes.append(f"second-GPU rows, {lib.name}: {short_err(e)}")
+                continue
+            for label, fn in calls.items():
+                groups.setdefault(label, []).append((_Synced(lib, sync), lambda fn=fn: fn))
+        for label, items in groups.items():
+            self.wall_group(dtype, n, label, items)
+        self.release_all()
 
     def skip_all(self, kind, dtype, n, why):
         log(f"  skip {dtype} n={fmt_n(n)}: {why}")
@@ -1187,6 +1259,14 @@ class Bench:
                     w, why2 = val("wall", label, dtype, 10**3, peer, "median_us")
                     ratio = v / w if (v and w) else None
                     line(f"{label} {dtype} n=1000 <= 1.1x {peer}'s own call", ratio, 1.1, "x", False, why or why2)
+        for label in SECOND_GPU_ROWS:
+            v, why = val("wall", label, "float32", 10**3, "cubridge", "median_us")
+            peers = [(w, p) for p in ("cupy", "torch") for w in [val("wall", label, "float32", 10**3, p, "median_us")[0]] if w]
+            if v is None and why == "no measurement":
+                continue  # one GPU: the rows are not there
+            best, who = min(peers) if peers else (None, "")
+            ratio = v / best if (v and best) else None
+            line(f"{label} float32 n=1000 <= the better peer's call [{who}]", ratio, 1.0, "x", False, why or "no peer measured")
         v, why = val("host", "add", "float32", 10**8, "cubridge", "median_ms")
         line("host arrays float32 add n=1e8, new result, <= 90 ms", v, 90.0, "ms", False, why)
         return T
@@ -1315,6 +1395,7 @@ def main(argv=None):
     bench = Bench(args)
     try:
         bench.run_device()
+        bench.run_second_gpu()
         if not args.skip_host:
             bench.run_host()
     except KeyboardInterrupt:
