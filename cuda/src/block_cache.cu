@@ -68,11 +68,14 @@ void take_out(DeviceCache* c, Pred pick, std::vector<std::pair<cudaStream_t, voi
   } catch (const std::bad_alloc&) {
     return;  // they stay cached, released another time
   }
-  for (auto& [key, v] : *c->free) {
-    if (!pick(key)) continue;
-    for (void* p : v) out->emplace_back(key.stream, p);
-    c->bytes -= key.bytes * v.size();
-    v.clear();
+  for (auto it = c->free->begin(); it != c->free->end();) {
+    if (!pick(it->first)) {
+      ++it;
+      continue;
+    }
+    for (void* p : it->second) out->emplace_back(it->first.stream, p);
+    c->bytes -= it->first.bytes * it->second.size();
+    it = c->free->erase(it);  // the map keeps only the classes it holds blocks of
   }
 }
 
@@ -153,18 +156,21 @@ void cache_release_device(int device) {
   free_blocks(device, blocks);
 }
 
+void cache_release(int device, cudaStream_t key) {
+  DeviceCache* c = cache_of(device);
+  if (!c) return;
+  std::vector<std::pair<cudaStream_t, void*>> blocks;
+  {
+    std::lock_guard<std::mutex> lk(c->mu);
+    take_out(c, [key](const Key& k) { return k.stream == key; }, &blocks);
+  }
+  free_blocks(device, blocks);
+}
+
 void cache_release_stream(cubridge_stream stream) {
   if (!stream || !stream->owned || !stream->stream) return;
-  const cudaStream_t s = stream->stream;
   for (int d = 0; d < kMaxDevices; ++d) {
-    if (stream->device >= 0 && d != stream->device) continue;
-    DeviceCache* c = &g_cache[d];
-    std::vector<std::pair<cudaStream_t, void*>> blocks;
-    {
-      std::lock_guard<std::mutex> lk(c->mu);
-      take_out(c, [s](const Key& k) { return k.stream == s; }, &blocks);
-    }
-    free_blocks(d, blocks);
+    if (stream->device < 0 || d == stream->device) cache_release(d, stream->stream);
   }
 }
 

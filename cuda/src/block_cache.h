@@ -8,10 +8,11 @@
 // A block is kept only when it is freed on the stream it was allocated on, so
 // the cache never holds more of a stream's blocks than that stream had in use
 // at once (blocks allocated on one stream and freed on another go back to the
-// pool). Only streams whose lifetime the library sees take part: the legacy
-// default stream of each device, and streams the library created (their blocks
-// go back to the pool before the stream is destroyed). Never while a stream
-// records a graph, where a block must belong to the graph's own memory nodes.
+// pool), and a miss gives the stream's cached blocks back to the pool before
+// the pool serves it: sizes that are not asked for again do not pile up. Only streams whose
+// lifetime the library sees take part: the legacy default stream of each device, and streams the
+// library created (their blocks go back to the pool before the stream is destroyed). Never while a
+// stream records a graph, where a block must belong to the graph's own memory nodes.
 #ifndef CUBRIDGE_SRC_BLOCK_CACHE_H_
 #define CUBRIDGE_SRC_BLOCK_CACHE_H_
 
@@ -42,6 +43,10 @@ bool cache_put(int device, cudaStream_t key, size_t bytes, void* p);
 // Frees every cached block of `device` to its pool, each on the stream it
 // was kept for (under memory pressure, cubridge_empty_cache).
 void cache_release_device(int device);
+
+// Frees the cached blocks of `device` kept for stream `key` to the pool, on
+// that stream (where the pool can hand them to the stream's next allocation).
+void cache_release(int device, cudaStream_t key);
 
 // Frees the cached blocks kept for `stream` (before it is destroyed).
 void cache_release_stream(cubridge_stream stream);

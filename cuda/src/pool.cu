@@ -438,6 +438,9 @@ CUBRIDGE_API cubridge_status cubridge_malloc_async(int kind, size_t bytes, int d
   cudaStream_t key = nullptr;
   const bool cacheable = cache_stream(stream, bytes, &key);
   if (!cacheable || !cache_take(dev, key, bytes, &p)) {
+    // A size this stream has not kept: what it kept goes back to the pool,
+    // which can reuse it for this very allocation (same stream).
+    if (cacheable) cache_release(dev, key);
     CUBRIDGE_TRY(guard.enter(fn, dev));
     CUBRIDGE_TRY(device_alloc(fn, dev, cache_block_bytes(bytes), raw_stream(stream), &p));
   }

@@ -219,6 +219,23 @@ TEST(Pool, BlockCacheKeepsOnlyBlocksOfItsStream) {
   ASSERT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK) << cubridge_last_error();
 }
 
+// Sizes asked for once do not pile up in the cache: a miss gives the
+// stream's cached blocks back to the pool before the pool serves it.
+TEST(Pool, BlockCacheMissGivesTheStreamsBlocksBack) {
+  if (!OnCuda()) GTEST_SKIP() << "needs a GPU: the block cache sits in front of the CUDA pools";
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK) << cubridge_last_error();
+  for (size_t i = 0; i < 2000; ++i) {  // 2000 sizes from 4 KiB to 1 MiB: 1 GiB in all
+    void* p = nullptr;
+    ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 4096 + i * 512, -1, nullptr, &p),
+              CUBRIDGE_OK)
+        << cubridge_last_error();
+    ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, p, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+  }
+  ASSERT_EQ(cubridge_device_synchronize(), CUBRIDGE_OK);
+  EXPECT_LE(Stats(0).reserved_bytes, uint64_t(64) << 20) << "blocks of unused sizes piled up";
+}
+
 // A block freed on one stream is not handed to another before the first
 // stream gets to the free: the second stream's write lands after the first's.
 TEST(Pool, BlockCacheKeepsStreamsApart) {
