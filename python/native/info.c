@@ -190,27 +190,22 @@ static PyObject* cb_tristate(int state) {
   return state == 0 ? Py_NewRef(Py_None) : PyBool_FromLong(state > 0);
 }
 
-/* _numpy_paths() -> {"fields": ..., "results": ...}: whether numpy.ndarray
- * arguments are read from their fields (numpy_import.c) and results made
- * through NumPy's C API (numpy_new.c). For tests. */
-static PyObject* cb_mod_numpy_paths(PyObject* m, PyObject* unused) {
+/* _fast_paths() -> {"numpy_fields", "numpy_results", "torch_exchange"}: whether
+ * numpy.ndarray arguments are read from their fields (numpy_import.c), NumPy
+ * results made through NumPy's C API (numpy_new.c) and torch tensors read
+ * through DLPack's C exchange table (torch_import.c). For tests. */
+static PyObject* cb_mod_fast_paths(PyObject* m, PyObject* unused) {
   (void)unused;
   const cb_state* st = cb_state_of_module(m);
-  PyObject* fields = cb_tristate(cb_numpy_fields_state(st));
-  PyObject* results = cb_tristate(cb_numpy_new_state(st));
-  PyObject* out =
-      fields && results ? Py_BuildValue("{sOsO}", "fields", fields, "results", results) : NULL;
-  Py_XDECREF(fields);
-  Py_XDECREF(results);
+  const int torch = !st->torch_ready ? 0 : st->torch_dl_fill != NULL ? 1 : -1;
+  PyObject* v[3] = {cb_tristate(cb_numpy_fields_state(st)), cb_tristate(cb_numpy_new_state(st)),
+                    cb_tristate(torch)};
+  PyObject* out = v[0] && v[1] && v[2]
+                      ? Py_BuildValue("{sOsOsO}", "numpy_fields", v[0], "numpy_results", v[1],
+                                      "torch_exchange", v[2])
+                      : NULL;
+  for (int i = 0; i < 3; i++) Py_XDECREF(v[i]);
   return out;
-}
-
-/* _torch_exchange() -> whether torch.Tensor arguments are read through torch's
- * DLPack C exchange table (None before the first tensor). For tests. */
-static PyObject* cb_mod_torch_exchange(PyObject* m, PyObject* unused) {
-  (void)unused;
-  const cb_state* st = cb_state_of_module(m);
-  return cb_tristate(!st->torch_ready ? 0 : st->torch_dl_fill != NULL ? 1 : -1);
 }
 
 static PyMethodDef cb_info_methods[] = {
@@ -229,10 +224,8 @@ static PyMethodDef cb_info_methods[] = {
     {"empty_cache", cb_mod_empty_cache, METH_VARARGS, "empty_cache(device=None)"},
     {"current_device", cb_mod_current_device, METH_NOARGS, "current_device() -> int"},
     {"_abi_tables", cb_mod_abi_tables, METH_NOARGS, "_abi_tables() -> dict (the C ABI's tables)"},
-    {"_numpy_paths", cb_mod_numpy_paths, METH_NOARGS,
-     "_numpy_paths() -> {'fields': bool, 'results': bool} (NumPy fast paths; None: not yet)"},
-    {"_torch_exchange", cb_mod_torch_exchange, METH_NOARGS,
-     "_torch_exchange() -> bool (torch tensors read through DLPack's C table; None: not yet)"},
+    {"_fast_paths", cb_mod_fast_paths, METH_NOARGS,
+     "_fast_paths() -> {'numpy_fields', 'numpy_results', 'torch_exchange'}: bool (None: not yet)"},
     {NULL, NULL, 0, NULL}};
 
 int cb_info_init(PyObject* module, cb_state* st) {

@@ -203,4 +203,4 @@ def test_torch_tensors_are_read_through_dlpacks_c_table_when_torch_has_one() -> 
     x = torch.full((1000,), 2.0, device="cuda")
     assert cubridge.sum(x) == 2000.0
     has_table = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
-    assert cubridge._native._torch_exchange() is has_table
+    assert cubridge._native._fast_paths()["torch_exchange"] is has_table

@@ -19,7 +19,8 @@ def test_both_fast_paths_check_out():
     cubridge.add(x, x)
     # The first array's fields matched its buffer; NumPy's C API table had the ABI
     # version, ndarray type and PyArray_NewFromDescr expected, and its probe array checked.
-    assert _native._numpy_paths() == {"fields": True, "results": True}
+    paths = _native._fast_paths()
+    assert (paths["numpy_fields"], paths["numpy_results"]) == (True, True), paths
 
 
 def assert_fresh_result(r, shape, dtype):
@@ -92,7 +93,7 @@ r = cubridge.add(x, x)
 assert type(r) is np.ndarray and r.flags.c_contiguous and r.flags.owndata, r
 np.testing.assert_array_equal(r, x + x)
 np.testing.assert_array_equal(cubridge.asarray(x).to_numpy(), x)
-assert _native._numpy_paths()["results"] is False, _native._numpy_paths()
+assert _native._fast_paths()["numpy_results"] is False, _native._fast_paths()
 """
     done = child(code, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import cubridge
+from dlpack_ctypes import DLDataType, DLDevice, DLPackVersion, DLTensor, PyCapsule_New
 
 if importlib.util.find_spec("torch") is not None:
     pytest.skip(
@@ -93,37 +94,13 @@ Tensor.__qualname__ = "Tensor"
 Tensor.exchange_fills = 0
 
 
-# DLPack's C exchange table (dlpack.h 1.2 layouts), with only the DLTensor filler.
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", _DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", _DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-_FILL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(_DLTensor))
-
-
-class _Version(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+# DLPack's C exchange table (dlpack.h 1.2), with only the DLTensor filler.
+_FILL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
 
 
 class _ExchangeAPI(ctypes.Structure):
     _fields_ = [
-        ("version", _Version),
+        ("version", DLPackVersion),
         ("prev_api", ctypes.c_void_p),
         ("managed_tensor_allocator", ctypes.c_void_p),
         ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
@@ -141,19 +118,16 @@ def _fill(t: Any, out: Any) -> int:
     t.dims = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)  # alive as long as the tensor
     t.steps = (ctypes.c_int64 * max(a.ndim, 1))(*(s // a.itemsize for s in a.strides))
     d = out.contents
-    d.data, d.device, d.ndim = a.ctypes.data, _DLDevice(1, 0), a.ndim  # kDLCPU
-    d.dtype = _DLDataType({"i": 0, "u": 1, "f": 2}[a.dtype.kind], a.dtype.itemsize * 8, 1)
+    d.data, d.device, d.ndim = a.ctypes.data, DLDevice(1, 0), a.ndim  # kDLCPU
+    d.dtype = DLDataType({"i": 0, "u": 1, "f": 2}[a.dtype.kind], a.dtype.itemsize * 8, 1)
     d.shape, d.strides, d.byte_offset = t.dims, t.steps, 0
     return 0
 
 
 _fill_fn = _FILL(_fill)
-_api = _ExchangeAPI(_Version(1, 2), None, None, None, None, _fill_fn, None)
+_api = _ExchangeAPI(DLPackVersion(1, 2), None, None, None, None, _fill_fn, None)
 _API_NAME = b"dlpack_exchange_api"
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-Tensor.__dlpack_c_exchange_api__ = _capsule_new(ctypes.addressof(_api), _API_NAME, None)
+Tensor.__dlpack_c_exchange_api__ = PyCapsule_New(ctypes.addressof(_api), _API_NAME, None)
 fake.Tensor = Tensor
 
 
@@ -206,7 +180,7 @@ def test_tensors_through_the_dlpack_exchange_table() -> None:
     assert cubridge.add(Tensor(a, exchange=True), Tensor(a, exchange=True), out=to) is to
     assert out.tolist() == (2 * a).tolist()
     assert Tensor.exchange_fills == fills + 3
-    assert cubridge._native._torch_exchange() is True
+    assert cubridge._native._fast_paths()["torch_exchange"] is True
     assert cubridge.sum(Tensor(a.reshape(2, 3), exchange=True)) == 15.0
     with pytest.raises(ValueError, match="C-contiguous"):
         cubridge.sum(Tensor(np.ones((4, 3), np.float32).T, exchange=True))
