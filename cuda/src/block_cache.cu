@@ -79,6 +79,19 @@ void take_out(DeviceCache* c, Pred pick, std::vector<std::pair<cudaStream_t, voi
   }
 }
 
+// Frees the cached blocks of `device` that `pick` selects to the pool.
+template <class Pred>
+void release_where(int device, Pred pick) {
+  DeviceCache* c = cache_of(device);
+  if (!c) return;
+  std::vector<std::pair<cudaStream_t, void*>> blocks;
+  {
+    std::lock_guard<std::mutex> lk(c->mu);
+    take_out(c, pick, &blocks);
+  }
+  free_blocks(device, blocks);
+}
+
 }  // namespace
 
 size_t cache_block_bytes(size_t bytes) {
@@ -146,25 +159,11 @@ bool cache_put(int device, cudaStream_t key, size_t bytes, void* p) {
 }
 
 void cache_release_device(int device) {
-  DeviceCache* c = cache_of(device);
-  if (!c) return;
-  std::vector<std::pair<cudaStream_t, void*>> blocks;
-  {
-    std::lock_guard<std::mutex> lk(c->mu);
-    take_out(c, [](const Key&) { return true; }, &blocks);
-  }
-  free_blocks(device, blocks);
+  release_where(device, [](const Key&) { return true; });
 }
 
 void cache_release(int device, cudaStream_t key) {
-  DeviceCache* c = cache_of(device);
-  if (!c) return;
-  std::vector<std::pair<cudaStream_t, void*>> blocks;
-  {
-    std::lock_guard<std::mutex> lk(c->mu);
-    take_out(c, [key](const Key& k) { return k.stream == key; }, &blocks);
-  }
-  free_blocks(device, blocks);
+  release_where(device, [key](const Key& k) { return k.stream == key; });
 }
 
 void cache_release_stream(cubridge_stream stream) {
@@ -172,13 +171,6 @@ void cache_release_stream(cubridge_stream stream) {
   for (int d = 0; d < kMaxDevices; ++d) {
     if (stream->device < 0 || d == stream->device) cache_release(d, stream->stream);
   }
-}
-
-size_t cache_bytes(int device) {
-  DeviceCache* c = cache_of(device);
-  if (!c) return 0;
-  std::lock_guard<std::mutex> lk(c->mu);
-  return c->bytes;
 }
 
 }  // namespace cubridge

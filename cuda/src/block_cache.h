@@ -9,10 +9,12 @@
 // the cache never holds more of a stream's blocks than that stream had in use
 // at once (blocks allocated on one stream and freed on another go back to the
 // pool), and a miss gives the stream's cached blocks back to the pool before
-// the pool serves it: sizes that are not asked for again do not pile up. Only streams whose
-// lifetime the library sees take part: the legacy default stream of each device, and streams the
-// library created (their blocks go back to the pool before the stream is destroyed). Never while a
-// stream records a graph, where a block must belong to the graph's own memory nodes.
+// the pool serves it: sizes that are not asked for again do not pile up.
+//
+// Only streams whose lifetime the library sees take part: the legacy default
+// stream of each device, and streams the library created (their blocks go back
+// to the pool before the stream is destroyed). Never while a stream records a
+// graph, where a block must belong to the graph's own memory nodes.
 #ifndef CUBRIDGE_SRC_BLOCK_CACHE_H_
 #define CUBRIDGE_SRC_BLOCK_CACHE_H_
 
@@ -50,9 +52,6 @@ void cache_release(int device, cudaStream_t key);
 
 // Frees the cached blocks kept for `stream` (before it is destroyed).
 void cache_release_stream(cubridge_stream stream);
-
-// Bytes cached for `device`.
-size_t cache_bytes(int device);
 
 }  // namespace cubridge
 
