@@ -137,6 +137,9 @@ class Lib:
     def second_gpu(self, n, dtype):  # (label -> fn, sync) on device 1, device 0 current
         raise NotImplementedError("no second-GPU calls")
 
+    def graph_of_adds(self, n, dtype, count):  # fn launching `count` adds recorded in its own CUDA graph
+        raise NotImplementedError("no CUDA graphs")
+
 
 class CubridgeLib(Lib):
     name = "cubridge"
@@ -195,6 +198,16 @@ class CubridgeLib(Lib):
         # A blocking sum on device 1's default stream waits for the calls queued before it.
         calls = second_gpu_calls(lambda: cb.add(a, b, out=c), lambda: cb.add(a, b), lambda: cb.sum(a))
         return calls, lambda: cb.sum(one)
+
+    def graph_of_adds(self, n, dtype, count):
+        cb = self.cb
+        a, c = self.make(n, dtype, VAL_A), self.make(n, dtype, 0)
+        s = cb.Stream()
+        with s.capture() as g:
+            for _ in range(count):
+                cb.add(c, a, out=c, stream=s)
+        self._graph = (s, g)  # kept alive with the benchmark
+        return g.launch  # on the default stream
 
     def extra_wall(self, A):
         cb, a, b, c = self.cb, A["a"], A["b"], A["c"]
@@ -325,6 +338,20 @@ class CupyLib(Lib):
         return calls, dev.synchronize
 
 
+    def graph_of_adds(self, n, dtype, count):
+        cp = self.cp
+        a, c = self.make(n, dtype, VAL_A), self.make(n, dtype, 0)
+        s = cp.cuda.Stream(non_blocking=True)
+        with s:
+            cp.add(c, a, out=c)  # compiles the kernel before the capture
+            s.synchronize()
+            s.begin_capture()
+            for _ in range(count):
+                cp.add(c, a, out=c)
+            g = s.end_capture()
+        self._graph = (s, g)
+        return g.launch  # on the current stream
+
 class TorchLib(Lib):
     name = "torch"
 
@@ -415,6 +442,21 @@ class TorchLib(Lib):
         return calls, lambda: torch.cuda.synchronize(1)
 
 
+    def graph_of_adds(self, n, dtype, count):
+        torch = self.torch
+        a, c = self.make(n, dtype, VAL_A), self.make(n, dtype, 0)
+        side = torch.cuda.Stream()  # torch warms up on a side stream before capturing
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            torch.add(c, a, out=c)
+        torch.cuda.current_stream().wait_stream(side)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(count):
+                torch.add(c, a, out=c)
+        self._graph = g
+        return g.replay  # on the current stream
+
 class NumpyLib(Lib):
     name = "numpy"
     gpu = False
@@ -493,6 +535,10 @@ SECOND_GPU_ROWS = ("add on GPU 1 (out=)", "add on GPU 1 (new result)", "sum on G
 def second_gpu_calls(add_out, add_new, sum_float):
     """The second-GPU rows: arrays on device 1 while device 0 stays current."""
     return dict(zip(SECOND_GPU_ROWS, (add_out, add_new, sum_float)))
+
+
+GRAPH_ADDS = 64
+GRAPH_ROW = f"{GRAPH_ADDS} adds in a CUDA graph (one launch)"
 
 
 class _Synced:
@@ -850,6 +896,17 @@ class Bench:
                 groups.setdefault(label, []).append((_Synced(lib, sync), lambda fn=fn: fn))
         for label, items in groups.items():
             self.wall_group(dtype, n, label, items)
+        self.release_all()
+
+    def run_graph(self):
+        """GRAPH_ADDS small adds recorded once in each library's own CUDA graph (cubridge.Graph,
+        torch.cuda.CUDAGraph, CuPy's Stream.begin_capture), replayed by one launch per call."""
+        if self.cb is None or not self.cb.gpu:
+            return
+        n, dtype = 1000, "float32"
+        log(f"[{perf() - self.t_start:6.1f}s] graphs {dtype} n={fmt_n(n)}")
+        items = [(lib, lambda lib=lib: lib.graph_of_adds(n, dtype, GRAPH_ADDS)) for lib in self.gpu_libs]
+        self.wall_group(dtype, n, GRAPH_ROW, items)
         self.release_all()
 
     def skip_all(self, kind, dtype, n, why):
@@ -1259,14 +1316,18 @@ class Bench:
                     w, why2 = val("wall", label, dtype, 10**3, peer, "median_us")
                     ratio = v / w if (v and w) else None
                     line(f"{label} {dtype} n=1000 <= 1.1x {peer}'s own call", ratio, 1.1, "x", False, why or why2)
-        for label in SECOND_GPU_ROWS:
+        def vs_better_peer(label, what):
             v, why = val("wall", label, "float32", 10**3, "cubridge", "median_us")
-            peers = [(w, p) for p in ("cupy", "torch") for w in [val("wall", label, "float32", 10**3, p, "median_us")[0]] if w]
             if v is None and why == "no measurement":
-                continue  # one GPU: the rows are not there
+                return  # not measured here (one GPU, the CPU backend)
+            peers = [(w, p) for p in ("cupy", "torch") for w in [val("wall", label, "float32", 10**3, p, "median_us")[0]] if w]
             best, who = min(peers) if peers else (None, "")
             ratio = v / best if (v and best) else None
-            line(f"{label} float32 n=1000 <= the better peer's call [{who}]", ratio, 1.0, "x", False, why or "no peer measured")
+            line(f"{label} float32 n=1000 <= {what} [{who}]", ratio, 1.0, "x", False, why or "no peer measured")
+
+        for label in SECOND_GPU_ROWS:
+            vs_better_peer(label, "the better peer's call")
+        vs_better_peer(GRAPH_ROW, "the better peer's graph")
         v, why = val("host", "add", "float32", 10**8, "cubridge", "median_ms")
         line("host arrays float32 add n=1e8, new result, <= 90 ms", v, 90.0, "ms", False, why)
         return T
@@ -1396,6 +1457,7 @@ def main(argv=None):
     try:
         bench.run_device()
         bench.run_second_gpu()
+        bench.run_graph()
         if not args.skip_host:
             bench.run_host()
     except KeyboardInterrupt:

@@ -107,14 +107,8 @@ bool cache_stream(cubridge_stream stream, size_t bytes, cudaStream_t* key) {
     return true;
   }
   if (!stream->owned) return false;  // a caller's stream: its end is not seen here
-#if !defined(CUBRIDGE_NO_CUDA)
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream->stream, &capture) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  if (capture != cudaStreamCaptureStatusNone) return false;
-#endif
+  bool recording = false;
+  if (stream_recording(stream, &recording) != cudaSuccess || recording) return false;
   *key = stream->stream;
   return true;
 }

@@ -93,6 +93,18 @@ CUBRIDGE_API cubridge_status cubridge_stream_end_capture(cubridge_stream stream,
 #endif
 }
 
+CUBRIDGE_API cubridge_status cubridge_stream_is_capturing(cubridge_stream stream, int* capturing) {
+  const char* fn = "cubridge_stream_is_capturing";
+  clear_error();
+  if (capturing == nullptr) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'capturing' is NULL", fn);
+  }
+  bool recording = false;
+  CUBRIDGE_CUDA(fn, stream_recording(stream, &recording));
+  *capturing = recording ? 1 : 0;
+  return CUBRIDGE_OK;
+}
+
 CUBRIDGE_API cubridge_status cubridge_graph_launch(cubridge_graph graph, cubridge_stream stream) {
   const char* fn = "cubridge_graph_launch";
   clear_error();

@@ -434,6 +434,16 @@ CUBRIDGE_API cubridge_status cubridge_malloc_async(int kind, size_t bytes, int d
     *ptr = p;
     return CUBRIDGE_OK;
   }
+  // Memory allocated into a recording would belong to the graph's launches.
+  bool recording = false;
+  CUBRIDGE_CUDA(fn, stream_recording(stream, &recording));
+  if (recording) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'stream' is recording a graph, and a recording cannot allocate "
+                "memory: allocate before the capture (from Python: pass out= arrays made "
+                "before it)",
+                fn);
+  }
   // A block this stream freed before costs no CUDA call (block_cache.h).
   cudaStream_t key = nullptr;
   const bool cacheable = cache_stream(stream, bytes, &key);

@@ -16,6 +16,25 @@ using namespace cubridge;
 
 namespace cubridge {
 
+cudaError_t stream_recording(cubridge_stream s, bool* recording) {
+  *recording = false;
+#if defined(CUBRIDGE_NO_CUDA)
+  (void)s;
+  return cudaSuccess;
+#else
+  cudaStream_t raw = raw_stream(s);
+  if (raw == nullptr || raw == cudaStreamLegacy) return cudaSuccess;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  cudaError_t err = cudaStreamIsCapturing(raw, &status);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return err;
+  }
+  *recording = status != cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+#endif
+}
+
 cudaError_t stream_device(cudaStream_t s, int* device) {
 #if defined(CUBRIDGE_NO_CUDA) || CUDART_VERSION >= 12080
   return cudaStreamGetDevice(s, device);
@@ -106,6 +125,14 @@ CUBRIDGE_API cubridge_status cubridge_stream_device(cubridge_stream stream, int*
     return CUBRIDGE_OK;
   }
   return current_device(fn, device);
+}
+
+CUBRIDGE_API cubridge_status cubridge_stream_handle(cubridge_stream stream, uintptr_t* handle) {
+  const char* fn = "cubridge_stream_handle";
+  clear_error();
+  if (!handle) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'handle' is NULL", fn);
+  *handle = reinterpret_cast<uintptr_t>(raw_stream(stream));
+  return CUBRIDGE_OK;
 }
 
 CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,

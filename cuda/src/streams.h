@@ -31,6 +31,11 @@ inline cudaStream_t raw_stream(cubridge_stream s) { return s ? s->stream : nullp
 // from the driver.
 cudaError_t stream_device(cudaStream_t s, int* device);
 
+// Whether `s` records a graph now (cudaStreamIsCapturing), whoever began the
+// recording (cubridge_stream_begin_capture, torch.cuda.graph, CuPy). Default
+// streams and the CPU backend never do and cost no CUDA call.
+cudaError_t stream_recording(cubridge_stream s, bool* recording);
+
 }  // namespace cubridge
 
 #endif  // CUBRIDGE_SRC_STREAMS_H_

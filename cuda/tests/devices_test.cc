@@ -659,5 +659,44 @@ TEST(MultiGpu, MixedDevicesAndForeignStreamsRefused) {
   EXPECT_EQ(Stats(1).reserved_bytes, 0u);
 }
 
+// While a stream records a graph, cubridge_stream_is_capturing says so and an
+// allocation on it is refused by name (the memory would belong to the graph's
+// launches); what was recorded still replays.
+TEST(Graph, RecordingRefusesAllocation) {
+  int capturing = -1;
+  EXPECT_EQ(cubridge_stream_is_capturing(nullptr, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(cubridge_stream_is_capturing(nullptr, &capturing), CUBRIDGE_OK);
+  EXPECT_EQ(capturing, 0) << "the default stream never records";
+  if (!OnCuda()) GTEST_SKIP() << "needs a GPU: graphs are CUDA's";
+  const size_t n = 1000;
+  cubridge_stream s = nullptr;
+  ASSERT_EQ(cubridge_stream_create(&s), CUBRIDGE_OK) << cubridge_last_error();
+  void* x = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, -1, s, &x), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 1.0, x, n, s), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_stream_begin_capture(s), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_stream_is_capturing(s, &capturing), CUBRIDGE_OK);
+  EXPECT_EQ(capturing, 1);
+  void* p = nullptr;
+  EXPECT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 4000, -1, s, &p),
+            CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_NE(std::string(cubridge_last_error()).find("recording a graph"), std::string::npos)
+      << cubridge_last_error();
+  EXPECT_EQ(cubridge_scale(CUBRIDGE_FLOAT32, 2.0, x, n, s), CUBRIDGE_OK) << cubridge_last_error();
+  cubridge_graph g = nullptr;
+  ASSERT_EQ(cubridge_stream_end_capture(s, &g), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_stream_is_capturing(s, &capturing), CUBRIDGE_OK);
+  EXPECT_EQ(capturing, 0);
+  ASSERT_EQ(cubridge_graph_launch(g, s), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_graph_launch(g, s), CUBRIDGE_OK) << cubridge_last_error();
+  double sum = 0;
+  ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, x, n, &sum, s), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(sum, 4.0 * n) << "two launches of one recorded scale by 2";
+  EXPECT_EQ(cubridge_graph_destroy(g), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, x, s), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK);
+}
+
 }  // namespace
 }  // namespace cubridge_test

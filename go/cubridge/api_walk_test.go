@@ -272,6 +272,9 @@ func apiTable(f *walkFixture) map[string][]badCall {
 		"Stream.Synchronize": {
 			{"closed", inv, func() error { return f.closedStream.Synchronize() }},
 		},
+		"Stream.Handle": {
+			{"closed", inv, func() error { return ignore1(f.closedStream.Handle()) }},
+		},
 		"Stream.Close": nil, // nil and closed streams: no-ops (TestAPIWalkNilReceivers)
 		"Stream.Capture": {
 			{"nil stream", inv, func() error { return ignore1(nilStream.Capture(func() error { return nil })) }},

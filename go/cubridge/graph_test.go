@@ -97,6 +97,28 @@ func TestGraphRefusesHostWork(t *testing.T) {
 	assert.Equal(t, 12.0, sum)
 }
 
+// TestGraphRefusesAllocation: memory allocated on a recording stream would
+// belong to the graph's launches, so the allocation is refused by name and
+// the recording of the ops around it still replays.
+func TestGraphRefusesAllocation(t *testing.T) {
+	s := graphStream(t)
+	a := newDeviceFrom(t, []float64{1, 2, 3})
+	defer a.Free()
+	var allocErr error
+	g, err := s.Capture(func() error {
+		_, allocErr = cubridge.NewDevice[float64](3, cubridge.OnStream(s))
+		return cubridge.AddBuffer(a, a, a, s)
+	})
+	require.NoError(t, err)
+	defer g.Close()
+	assert.ErrorIs(t, allocErr, cubridge.ErrInvalidArgument)
+	assert.ErrorContains(t, allocErr, "recording a graph")
+	require.NoError(t, g.Launch(s))
+	sum, err := cubridge.SumBuffer(a, s)
+	require.NoError(t, err)
+	assert.Equal(t, 12.0, sum, "one launch of one recorded add")
+}
+
 // TestGraphCapturePanicEndsTheCapture: when record panics, the panic reaches
 // the caller and the stream is no longer recording: its next add runs.
 func TestGraphCapturePanicEndsTheCapture(t *testing.T) {

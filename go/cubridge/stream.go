@@ -51,6 +51,20 @@ func (s *Stream) Device() (int, error) {
 	return int(d), err
 }
 
+// Handle returns the cudaStream_t behind s, for other libraries
+// (StreamFromHandle's inverse): 0 for a nil Stream (the default stream) and
+// on the CPU backend.
+func (s *Stream) Handle() (uintptr, error) {
+	h, sh, err := begin("stream_handle", s)
+	if err != nil {
+		return 0, err
+	}
+	defer h.release()
+	var handle C.uintptr_t
+	err = check("stream_handle", func() C.cubridge_status { return C.cubridge_stream_handle(sh, &handle) })
+	return uintptr(handle), err
+}
+
 // StreamFromHandle wraps a cudaStream_t created elsewhere (by CuPy, torch,
 // ...) without owning it: Close releases only the wrapper.
 func StreamFromHandle(handle uintptr) (*Stream, error) {

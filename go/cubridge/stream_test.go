@@ -76,6 +76,31 @@ func TestStreamFromHandle(t *testing.T) {
 	require.NoError(t, s.Close(), "closes the wrapper, not the foreign stream")
 }
 
+// TestStreamHandleRoundTrips: Handle gives the cudaStream_t that
+// StreamFromHandle wraps again; the default stream and the CPU backend say 0.
+func TestStreamHandleRoundTrips(t *testing.T) {
+	var nilStream *cubridge.Stream
+	h, err := nilStream.Handle()
+	require.NoError(t, err)
+	assert.Zero(t, h, "the default stream")
+	s := openForTest(t, cubridge.NewStream)
+	h, err = s.Handle()
+	require.NoError(t, err)
+	b, err := cubridge.Backend()
+	require.NoError(t, err)
+	if b == cubridge.BackendCPU {
+		assert.Zero(t, h, "the CPU backend has no CUDA streams")
+		return
+	}
+	require.NotZero(t, h)
+	w, err := cubridge.StreamFromHandle(h)
+	require.NoError(t, err)
+	defer w.Close()
+	again, err := w.Handle()
+	require.NoError(t, err)
+	assert.Equal(t, h, again)
+}
+
 func TestElapsedNeedsRecordedEvents(t *testing.T) {
 	a, b := openForTest(t, cubridge.NewEvent), openForTest(t, cubridge.NewEvent)
 	_, err := cubridge.Elapsed(a, b)

@@ -26,6 +26,7 @@ from . import _native
 from ._comm import Comm
 from ._creation import asarray, empty, from_numpy, full, zeros
 from ._dtypes import DTYPES
+from ._graph import Graph, Stream
 from ._native import (
     Array,
     CudaError,
@@ -160,11 +161,13 @@ __all__ = [
     "Device",
     "DriverError",
     "Error",
+    "Graph",
     "InternalError",
     "InvalidArgumentError",
     "LaunchError",
     "NoDeviceError",
     "OutOfMemoryError",
+    "Stream",
     "UnsupportedDtypeError",
     "__version__",
     "add",

@@ -55,7 +55,7 @@ void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stre
 }
 
 int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consumer) {
-  if (!self->pending || !cb_on_cuda(st)) return 0;
+  if (!self->pending || !cb_on_cuda(st) || consumer == CB_STREAM_UNORDERED) return 0;
   if (!for_host && cb_norm_stream(self->write_stream) == cb_norm_stream(consumer)) return 0;
   /* A write on another stream was marked then; one on the default stream is
    * marked now (the default stream always exists). */

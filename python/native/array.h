@@ -45,7 +45,8 @@ int cb_parse_device(cb_state* st, PyObject* obj);
 int cb_array_host_accessible(cb_state* st, const cb_array* self);
 /* Orders the pending write of the Array before its next use: by the host
  * (`for_host`: waits for that write only), or by work on the stream `consumer`
- * (that stream waits for an event; the host does not). */
+ * (that stream waits for an event; the host does not; CB_STREAM_UNORDERED:
+ * nothing). */
 int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consumer);
 /* After a call on `stream` (handle `handle`): the Array was read, or written. */
 void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream,

@@ -16,14 +16,30 @@ int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj) {
   c->count = 0;
   c->stream = NULL;
   c->result = NULL;
+  c->capturing = 0;
+  c->recording = NULL;
   if (cb_stream_handle(stream_obj, &c->stream_handle) < 0) return -1;
-  return cb_stream_from_handle(st, c->stream_handle, &c->stream);
+  if (cb_stream_from_handle(st, c->stream_handle, &c->stream) < 0) return -1;
+  /* The default streams (0, legacy 1) cannot record: no query for them. */
+  if (c->stream_handle <= 1 || !cb_on_cuda(st)) return 0;
+  cubridge_status status = cubridge_stream_is_capturing(c->stream, &c->capturing);
+  if (status != CUBRIDGE_OK) {
+    cb_stream_release(c->stream);
+    c->stream = NULL;
+    cb_raise_status(st, status);
+    return -1;
+  }
+  if (c->capturing && st->recording != NULL && st->recording_stream == c->stream_handle)
+    c->recording = st->recording;
+  return 0;
 }
 
 cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) {
   cb_view* v = &c->args[c->count];
-  if (cb_import(c->st, obj, name, writable, c->stream_handle, v) < 0) return NULL;
+  uintptr_t consumer = c->capturing ? CB_STREAM_UNORDERED : c->stream_handle;
+  if (cb_import(c->st, obj, name, writable, consumer, v) < 0) return NULL;
   c->count++;
+  if (c->recording != NULL && PyList_Append(c->recording, obj) < 0) return NULL;
   return v;
 }
 
@@ -83,7 +99,7 @@ void cb_call_assume_device(cb_call* c) {
 }
 
 PyObject* cb_call_end(cb_call* c, cubridge_status status, cb_view* written, PyObject* value) {
-  if (status == CUBRIDGE_OK) {
+  if (status == CUBRIDGE_OK && !c->capturing) {
     for (int i = 0; i < c->count; i++) {
       cb_view* v = &c->args[i];
       if (v->array != NULL)

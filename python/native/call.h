@@ -13,12 +13,16 @@ typedef struct cb_call {
   int count;
   uintptr_t stream_handle;
   cubridge_stream stream;
-  PyObject* result; /* owned: the array returned to the caller */
+  int capturing;       /* the stream records a graph: nothing is ordered now */
+  PyObject* recording; /* borrowed: the cubridge.Stream recording's list, or NULL */
+  PyObject* result;    /* owned: the array returned to the caller */
 } cb_call;
 
-/* Parses the stream argument. -1 with an error (nothing to release). */
+/* Parses the stream argument and asks whether it records a graph. -1 with an
+ * error (nothing to release). */
 int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj);
-/* Imports an array argument; NULL with an error. */
+/* Imports an array argument (kept for the Graph when a cubridge.Stream
+ * records); NULL with an error. */
 cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable);
 /* The out= argument, or a new result shaped like `proto` with `dtype`; checks
  * its dtype and shape. NULL with an error. */
@@ -29,8 +33,9 @@ int cb_call_copy(cb_call* c, cb_view* dst, const cb_view* src);
  * one device, as its producer said, the library may skip its pointer lookups
  * (cubridge_assume_device). */
 void cb_call_assume_device(cb_call* c);
-/* Ends the call: when `status` is OK, records the use of every cubridge.Array
- * argument on the call's stream (`written`, may be NULL, as written), releases
+/* Ends the call: when `status` is OK and the stream is not recording, records
+ * the use of every cubridge.Array argument on the call's stream (`written`,
+ * may be NULL, as written; a Graph records them at each launch), releases
  * everything, and returns `value` when given (else
  * the result), or NULL with the status raised. */
 PyObject* cb_call_end(cb_call* c, cubridge_status status, cb_view* written, PyObject* value);

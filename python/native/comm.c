@@ -1,7 +1,6 @@
 /* The communicator functions of cubridge/comm.h for cubridge/_comm.py, which
  * gives them their Python shape (cubridge.Comm). A communicator is a capsule
- * holding a box that destroys it when collected; _comm_destroy destroys it at
- * once and empties the box (a capsule's own pointer cannot be set to NULL). */
+ * (handle_box.h): _comm_destroy destroys it at once, collection otherwise. */
 #include "comm.h"
 
 #include <string.h>
@@ -11,51 +10,19 @@
 #include "checks.h"
 #include "cubridge/comm.h"
 #include "errors.h"
+#include "handle_box.h"
 
-#define CB_COMM_CAPSULE "cubridge.comm"
-
-typedef struct {
-  cubridge_comm comm; /* NULL once destroyed */
-} cb_comm_box;
-
-static void cb_comm_capsule_free(PyObject* capsule) {
-  cb_comm_box* box = (cb_comm_box*)PyCapsule_GetPointer(capsule, CB_COMM_CAPSULE);
-  if (box == NULL) return;
-  if (box->comm != NULL) (void)cubridge_comm_destroy(box->comm);
-  PyMem_Free(box);
+static cubridge_status cb_destroy_comm(void* comm) {
+  return cubridge_comm_destroy((cubridge_comm)comm);
 }
 
-/* The box of a communicator capsule, or NULL with TypeError. */
-static cb_comm_box* cb_comm_box_of(PyObject* obj) {
-  if (!PyCapsule_IsValid(obj, CB_COMM_CAPSULE)) {
-    cb_type_error("comm", "a communicator", obj);
-    return NULL;
-  }
-  return (cb_comm_box*)PyCapsule_GetPointer(obj, CB_COMM_CAPSULE);
-}
+static const cb_box_kind cb_comm_kind = {"cubridge.comm", "comm", "communicator", cb_destroy_comm};
 
-/* The live communicator in `obj`, or NULL with TypeError/ValueError. */
 static cubridge_comm cb_comm_of(PyObject* obj) {
-  cb_comm_box* box = cb_comm_box_of(obj);
-  if (box == NULL) return NULL;
-  if (box->comm == NULL) PyErr_SetString(PyExc_ValueError, "the communicator is closed");
-  return box->comm;
+  return (cubridge_comm)cb_box_live(obj, &cb_comm_kind);
 }
 
-static PyObject* cb_comm_wrap(cubridge_comm comm) {
-  cb_comm_box* box = (cb_comm_box*)PyMem_Malloc(sizeof *box);
-  if (box == NULL) {
-    (void)cubridge_comm_destroy(comm);
-    return PyErr_NoMemory();
-  }
-  box->comm = comm;
-  PyObject* capsule = PyCapsule_New(box, CB_COMM_CAPSULE, cb_comm_capsule_free);
-  if (capsule == NULL) {
-    (void)cubridge_comm_destroy(comm);
-    PyMem_Free(box);
-  }
-  return capsule;
-}
+static PyObject* cb_comm_wrap(cubridge_comm comm) { return cb_box_wrap(&cb_comm_kind, comm); }
 
 static PyObject* cb_nccl_set_library_path(PyObject* m, PyObject* args) {
   const char* path;
@@ -158,11 +125,8 @@ static PyObject* cb_comm_init_rank(PyObject* m, PyObject* args) {
 }
 
 static PyObject* cb_comm_destroy(PyObject* m, PyObject* capsule) {
-  cb_comm_box* box = cb_comm_box_of(capsule);
-  if (box == NULL) return NULL;
-  cubridge_comm comm = box->comm;
-  if (comm == NULL) Py_RETURN_NONE; /* already closed */
-  box->comm = NULL;                 /* closed from here on, whatever the outcome */
+  cubridge_comm comm = (cubridge_comm)cb_box_take(capsule, &cb_comm_kind);
+  if (comm == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None); /* closed before */
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_comm_destroy(comm);

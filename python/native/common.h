@@ -25,4 +25,9 @@
  * legacy default stream. */
 static inline uintptr_t cb_norm_stream(uintptr_t h) { return h == 0 ? 1 : h; }
 
+/* The consumer stream of an import while the call's stream records a graph:
+ * nothing is ordered now (the recording runs when it is launched), and DLPack
+ * producers are asked for none (stream=-1). */
+#define CB_STREAM_UNORDERED ((uintptr_t)-1)
+
 #endif /* CUBRIDGE_CEXT_COMMON_H_ */

@@ -115,7 +115,9 @@ int cb_import_dlpack(const cb_state* st, PyObject* obj, int32_t dev_type, uintpt
   PyObject* stream_obj = NULL;
   if (dev_type == kDLCUDA || dev_type == kDLCUDAManaged) {
     /* The producer makes the data ready on the stream our op will use. */
-    stream_obj = PyLong_FromUnsignedLongLong((unsigned long long)cb_norm_stream(stream));
+    stream_obj = stream == CB_STREAM_UNORDERED
+                     ? PyLong_FromLong(-1)
+                     : PyLong_FromUnsignedLongLong((unsigned long long)cb_norm_stream(stream));
     if (stream_obj == NULL) return -1;
   }
   PyObject* capsule = cb_dl_call(st, obj, stream_obj);

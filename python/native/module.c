@@ -6,6 +6,7 @@
 #include "array_type.h"
 #include "comm.h"
 #include "errors.h"
+#include "graph.h"
 #include "info.h"
 #include "ops.h"
 #include "state.h"
@@ -15,7 +16,7 @@ typedef int (*cb_part_init)(PyObject* module, cb_state* st);
 /* In order: later parts may use what earlier ones made (the exception classes,
  * the Array type). */
 static const cb_part_init cb_parts[] = {
-    cb_errors_init, cb_array_type_init, cb_info_init, cb_ops_init, cb_comm_init,
+    cb_errors_init, cb_array_type_init, cb_info_init, cb_ops_init, cb_comm_init, cb_graph_init,
 };
 
 static int cb_exec(PyObject* module) {

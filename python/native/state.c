@@ -108,7 +108,7 @@ int cb_state_init(cb_state* st) {
 }
 
 /* The state's own references, for traverse and clear. */
-#define CB_NUM_REFS 15
+#define CB_NUM_REFS 16
 static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
   PyObject** all[CB_NUM_REFS] = {(PyObject**)&st->array_type,
                                  &st->error_base,
@@ -124,7 +124,8 @@ static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
                                  &st->s_mask,
                                  &st->s_stream,
                                  &st->s_max_version,
-                                 &st->max_version};
+                                 &st->max_version,
+                                 &st->recording};
   memcpy(refs, all, sizeof all);
 }
 

@@ -77,6 +77,10 @@ typedef struct cb_state {
   PyObject* torch_tensor;
   DLPackDLTensorFromPyObjectNoSync torch_dl_fill;
   cubridge_event order_event; /* stream.c: producer -> consumer handshakes */
+  /* graph.c: while a cubridge.Stream records, the objects its ops used (a
+   * list, kept alive by the Graph) and the stream's handle; NULL otherwise. */
+  PyObject* recording;
+  uintptr_t recording_stream;
 } cb_state;
 
 static inline cb_state* cb_state_of_module(PyObject* module) {

@@ -62,7 +62,9 @@ void cb_stream_release(cubridge_stream stream) {
 }
 
 int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer) {
-  if (cb_norm_stream(producer) == cb_norm_stream(consumer) || !cb_on_cuda(st)) return 0;
+  if (consumer == CB_STREAM_UNORDERED || cb_norm_stream(producer) == cb_norm_stream(consumer) ||
+      !cb_on_cuda(st))
+    return 0;
   /* One event serves every handshake: record and wait are queued together
    * under the GIL, and a later record does not change an earlier wait. */
   cubridge_stream p = NULL, c = NULL;

@@ -12,8 +12,8 @@ int cb_stream_from_handle(cb_state* st, uintptr_t handle, cubridge_stream* strea
 void cb_stream_release(cubridge_stream stream);
 /* Orders `consumer` after the work queued so far on `producer` (both handles,
  * 0 = default stream) without blocking the host: an event recorded on the
- * producer, waited for by the consumer. A no-op when they are the same stream
- * or on the CPU backend. */
+ * producer, waited for by the consumer. A no-op when they are the same stream,
+ * for CB_STREAM_UNORDERED and on the CPU backend. */
 int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer);
 
 #endif /* CUBRIDGE_CEXT_STREAM_H_ */

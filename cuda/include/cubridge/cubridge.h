@@ -250,6 +250,10 @@ CUBRIDGE_API cubridge_status cubridge_stream_create_on(int device, cubridge_stre
 /* Device of a stream (NULL, and wrapped legacy/per-thread default handles:
  * the calling thread's device; 0 on the CPU backend). */
 CUBRIDGE_API cubridge_status cubridge_stream_device(cubridge_stream stream, int* device);
+/* The cudaStream_t behind `stream`, for other libraries
+ * (torch.cuda.ExternalStream, cupy.cuda.ExternalStream): 0 for NULL (the
+ * default stream) and on the CPU backend. */
+CUBRIDGE_API cubridge_status cubridge_stream_handle(cubridge_stream stream, uintptr_t* handle);
 /* `stream` waits (on the device, no host sync) until `event`'s recorded work
  * is done. An event never recorded is complete (no wait), as in CUDA. No-op
  * on the CPU backend. */
@@ -267,6 +271,12 @@ typedef struct cubridge_graph_s* cubridge_graph;
 CUBRIDGE_API cubridge_status cubridge_stream_begin_capture(cubridge_stream stream);
 CUBRIDGE_API cubridge_status cubridge_stream_end_capture(cubridge_stream stream,
                                                          cubridge_graph* graph);
+/* *capturing = 1 while `stream` records a graph, whoever began the recording
+ * (begin_capture, or another library capturing the same CUDA stream:
+ * torch.cuda.graph, CuPy), else 0. While it records, memory cannot be
+ * allocated on it (cubridge_malloc_async refuses). Default streams and the CPU
+ * backend: 0. */
+CUBRIDGE_API cubridge_status cubridge_stream_is_capturing(cubridge_stream stream, int* capturing);
 /* Enqueues the whole recording on `stream` (NULL: the default stream). */
 CUBRIDGE_API cubridge_status cubridge_graph_launch(cubridge_graph graph, cubridge_stream stream);
 CUBRIDGE_API cubridge_status cubridge_graph_destroy(cubridge_graph graph);

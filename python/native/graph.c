@@ -1,0 +1,228 @@
+/* Streams of cubridge's own and the CUDA graphs they record (graph.h). Streams
+ * and graphs are capsules (handle_box.h). While a stream records, every object
+ * an op on it uses is appended to st->recording (call.c); the list goes to the
+ * Graph, which keeps those objects alive and, at each launch, orders the
+ * cubridge.Arrays among them like an op does. */
+#include "graph.h"
+
+#include "array.h"
+#include "backend.h"
+#include "errors.h"
+#include "handle_box.h"
+#include "stream.h"
+
+static cubridge_status cb_destroy_stream(void* s) {
+  return cubridge_stream_destroy((cubridge_stream)s);
+}
+static cubridge_status cb_destroy_graph(void* g) {
+  return cubridge_graph_destroy((cubridge_graph)g);
+}
+
+static const cb_box_kind cb_stream_kind = {"cubridge.stream", "stream", "cubridge stream",
+                                           cb_destroy_stream};
+static const cb_box_kind cb_graph_kind = {"cubridge.graph", "graph", "graph", cb_destroy_graph};
+
+static PyObject* cb_fail(PyObject* m, cubridge_status status) {
+  return cb_raise_status(cb_state_of_module(m), status);
+}
+
+/* True when `s` is the stream whose recording st->recording holds. */
+static int cb_is_recording(const cb_state* st, cubridge_stream s) {
+  uintptr_t handle = 0;
+  return st->recording != NULL && cubridge_stream_handle(s, &handle) == CUBRIDGE_OK &&
+         handle == st->recording_stream;
+}
+
+static PyObject* cb_stream_create(PyObject* m, PyObject* args) {
+  int device;
+  if (!PyArg_ParseTuple(args, "i:_stream_create", &device)) return NULL;
+  cubridge_stream s = NULL;
+  cubridge_status status =
+      device < 0 ? cubridge_stream_create(&s) : cubridge_stream_create_on(device, &s);
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  return cb_box_wrap(&cb_stream_kind, s);
+}
+
+static PyObject* cb_stream_info(PyObject* m, PyObject* capsule) {
+  cubridge_stream s = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
+  if (s == NULL) return NULL;
+  uintptr_t handle = 0;
+  int device = 0;
+  cubridge_status status = cubridge_stream_handle(s, &handle);
+  if (status == CUBRIDGE_OK) status = cubridge_stream_device(s, &device);
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  return Py_BuildValue("(Ki)", (unsigned long long)handle, device);
+}
+
+static PyObject* cb_stream_synchronize(PyObject* m, PyObject* capsule) {
+  cubridge_stream s = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
+  if (s == NULL) return NULL;
+  cubridge_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = cubridge_stream_synchronize(s);
+  Py_END_ALLOW_THREADS;
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  Py_RETURN_NONE;
+}
+
+static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
+  cb_state* st = cb_state_of_module(m);
+  cubridge_stream live = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
+  if (live == NULL) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+    PyErr_Clear(); /* closed before: nothing to do */
+    Py_RETURN_NONE;
+  }
+  if (cb_is_recording(st, live)) {
+    PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
+                    "the stream is recording a graph: end the capture before closing it");
+    return NULL;
+  }
+  cubridge_stream s = (cubridge_stream)cb_box_take(capsule, &cb_stream_kind);
+  cubridge_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = cubridge_stream_destroy(s);
+  Py_END_ALLOW_THREADS;
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  Py_RETURN_NONE;
+}
+
+static PyObject* cb_stream_begin_capture(PyObject* m, PyObject* capsule) {
+  cb_state* st = cb_state_of_module(m);
+  cubridge_stream s = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
+  if (s == NULL) return NULL;
+  if (st->recording != NULL) {
+    PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
+                    "another cubridge.Stream is recording a graph (one recording at a time)");
+    return NULL;
+  }
+  uintptr_t handle = 0;
+  cubridge_status status = cubridge_stream_handle(s, &handle);
+  if (status == CUBRIDGE_OK) status = cubridge_stream_begin_capture(s);
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  st->recording = PyList_New(0);
+  if (st->recording == NULL) {
+    cubridge_graph g = NULL;
+    (void)cubridge_stream_end_capture(s, &g);
+    (void)cubridge_graph_destroy(g);
+    return NULL;
+  }
+  st->recording_stream = handle;
+  Py_RETURN_NONE;
+}
+
+/* The objects of `list` once each, in order (a recording uses an array once
+ * per op); NULL with an error. */
+static PyObject* cb_unique(PyObject* list) {
+  PyObject* seen = PySet_New(NULL);
+  PyObject* out = PyList_New(0);
+  Py_ssize_t n = PyList_Size(list);
+  for (Py_ssize_t i = 0; seen != NULL && out != NULL && i < n; i++) {
+    PyObject* obj = PyList_GetItem(list, i);
+    PyObject* id = PyLong_FromVoidPtr(obj);
+    int found = id == NULL ? -1 : PySet_Contains(seen, id);
+    if (found == 0 && (PySet_Add(seen, id) < 0 || PyList_Append(out, obj) < 0)) found = -1;
+    Py_XDECREF(id);
+    if (found < 0) Py_CLEAR(out);
+  }
+  Py_XDECREF(seen);
+  if (seen == NULL) Py_CLEAR(out);
+  return out;
+}
+
+/* Ends the recording: (graph, the objects its ops used). The stream runs
+ * normally again whatever happens. */
+static PyObject* cb_stream_end_capture(PyObject* m, PyObject* capsule) {
+  cb_state* st = cb_state_of_module(m);
+  cubridge_stream s = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
+  if (s == NULL) return NULL;
+  if (!cb_is_recording(st, s)) {
+    PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
+                    "the stream is not recording a graph");
+    return NULL;
+  }
+  PyObject* used = st->recording; /* the reference moves here */
+  st->recording = NULL;
+  st->recording_stream = 0;
+  cubridge_graph g = NULL;
+  cubridge_status status = cubridge_stream_end_capture(s, &g);
+  if (status != CUBRIDGE_OK) {
+    Py_DECREF(used);
+    return cb_fail(m, status);
+  }
+  PyObject* unique = cb_unique(used);
+  Py_DECREF(used);
+  if (unique == NULL) {
+    (void)cubridge_graph_destroy(g);
+    return NULL;
+  }
+  PyObject* graph = cb_box_wrap(&cb_graph_kind, g);
+  if (graph == NULL) {
+    Py_DECREF(unique);
+    return NULL;
+  }
+  return Py_BuildValue("(NN)", graph, unique);
+}
+
+/* Launches a graph on `stream` (None: the default stream). The cubridge.Arrays
+ * its recording used are ordered like an op's arguments: their pending writes
+ * before the launch, the launch before their next use and their free. */
+static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
+  cb_state* st = cb_state_of_module(m);
+  PyObject *capsule, *used, *stream_obj;
+  if (!PyArg_ParseTuple(args, "OO!O:_graph_launch", &capsule, &PyList_Type, &used, &stream_obj))
+    return NULL;
+  cubridge_graph g = (cubridge_graph)cb_box_live(capsule, &cb_graph_kind);
+  if (g == NULL) return NULL;
+  uintptr_t handle = 0;
+  cubridge_stream s = NULL;
+  if (cb_stream_handle(stream_obj, &handle) < 0 || cb_stream_from_handle(st, handle, &s) < 0)
+    return NULL;
+  Py_ssize_t n = PyList_Size(used);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* obj = PyList_GetItem(used, i);
+    if (cb_is_array(st, obj) && cb_array_settle(st, (cb_array*)obj, 0, handle) < 0) {
+      cb_stream_release(s);
+      return NULL;
+    }
+  }
+  cubridge_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = cubridge_graph_launch(g, s);
+  Py_END_ALLOW_THREADS;
+  if (status == CUBRIDGE_OK) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject* obj = PyList_GetItem(used, i);
+      if (cb_is_array(st, obj)) cb_array_used(st, (cb_array*)obj, handle, s, 1);
+    }
+  }
+  cb_stream_release(s);
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  Py_RETURN_NONE;
+}
+
+static PyObject* cb_graph_close(PyObject* m, PyObject* capsule) {
+  cubridge_graph g = (cubridge_graph)cb_box_take(capsule, &cb_graph_kind);
+  if (g == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None); /* closed before */
+  cubridge_status status = cubridge_graph_destroy(g);
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef cb_graph_methods[] = {
+    {"_stream_create", cb_stream_create, METH_VARARGS,
+     "_stream_create(device: int, -1 current) -> stream"},
+    {"_stream_info", cb_stream_info, METH_O, "_stream_info(stream) -> (handle, device)"},
+    {"_stream_synchronize", cb_stream_synchronize, METH_O, "_stream_synchronize(stream)"},
+    {"_stream_close", cb_stream_close, METH_O, "_stream_close(stream)"},
+    {"_stream_begin_capture", cb_stream_begin_capture, METH_O, "_stream_begin_capture(stream)"},
+    {"_stream_end_capture", cb_stream_end_capture, METH_O,
+     "_stream_end_capture(stream) -> (graph, [objects used])"},
+    {"_graph_launch", cb_graph_launch, METH_VARARGS, "_graph_launch(graph, used, stream)"},
+    {"_graph_close", cb_graph_close, METH_O, "_graph_close(graph)"},
+    {NULL, NULL, 0, NULL}};
+
+int cb_graph_init(PyObject* module, cb_state* st) {
+  (void)st;
+  return PyModule_AddFunctions(module, cb_graph_methods);
+}
