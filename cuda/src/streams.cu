@@ -101,6 +101,20 @@ cubridge_status create_stream(const char* fn, int device, cubridge_stream* strea
   return CUBRIDGE_OK;
 }
 
+// The device of a wrapped stream, or -1 (follow the current device) for the
+// default-stream handles and for a stream that records a graph: asking for
+// its device is refused then, and would end the recording.
+cubridge_status foreign_stream_device(const char* fn, cubridge_stream w, int* device) {
+  *device = -1;
+  cudaStream_t s = w->stream;
+  if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return CUBRIDGE_OK;
+  CUBRIDGE_TRY(cuda_ready(fn));
+  bool recording = false;
+  CUBRIDGE_CUDA(fn, stream_recording(w, &recording));
+  if (!recording) CUBRIDGE_CUDA(fn, stream_device(s, device));
+  return CUBRIDGE_OK;
+}
+
 }  // namespace
 
 CUBRIDGE_API cubridge_status cubridge_stream_create(cubridge_stream* stream) {
@@ -155,14 +169,13 @@ CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle,
   if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
   *stream = nullptr;
   cudaStream_t s = on_cpu() ? nullptr : reinterpret_cast<cudaStream_t>(handle);
-  int dev = -1;
-  // 0, cudaStreamLegacy and cudaStreamPerThread follow the current device.
-  if (s && s != cudaStreamLegacy && s != cudaStreamPerThread) {
-    CUBRIDGE_TRY(cuda_ready(fn));
-    CUBRIDGE_CUDA(fn, stream_device(s, &dev));
-  }
-  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false, dev};
+  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false, -1};
   if (!w) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  cubridge_status st = foreign_stream_device(fn, w, &w->device);
+  if (st != CUBRIDGE_OK) {
+    delete w;
+    return st;
+  }
   *stream = w;
   return CUBRIDGE_OK;
 }

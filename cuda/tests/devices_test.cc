@@ -684,6 +684,17 @@ TEST(Graph, RecordingRefusesAllocation) {
   EXPECT_NE(std::string(cubridge_last_error()).find("recording a graph"), std::string::npos)
       << cubridge_last_error();
   EXPECT_EQ(cubridge_scale(CUBRIDGE_FLOAT32, 2.0, x, n, s), CUBRIDGE_OK) << cubridge_last_error();
+  // The same CUDA stream wrapped by handle, as the Python front end wraps a
+  // caller's stream: the wrapper does not ask for its device (that would end
+  // the recording), and its ops are recorded too.
+  uintptr_t handle = 0;
+  ASSERT_EQ(cubridge_stream_handle(s, &handle), CUBRIDGE_OK);
+  cubridge_stream w = nullptr;
+  ASSERT_EQ(cubridge_stream_from_handle(handle, &w), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_stream_is_capturing(w, &capturing), CUBRIDGE_OK);
+  EXPECT_EQ(capturing, 1);
+  EXPECT_EQ(cubridge_scale(CUBRIDGE_FLOAT32, 2.0, x, n, w), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(cubridge_stream_destroy(w), CUBRIDGE_OK);
   cubridge_graph g = nullptr;
   ASSERT_EQ(cubridge_stream_end_capture(s, &g), CUBRIDGE_OK) << cubridge_last_error();
   ASSERT_EQ(cubridge_stream_is_capturing(s, &capturing), CUBRIDGE_OK);
@@ -692,7 +703,7 @@ TEST(Graph, RecordingRefusesAllocation) {
   ASSERT_EQ(cubridge_graph_launch(g, s), CUBRIDGE_OK) << cubridge_last_error();
   double sum = 0;
   ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, x, n, &sum, s), CUBRIDGE_OK) << cubridge_last_error();
-  EXPECT_EQ(sum, 4.0 * n) << "two launches of one recorded scale by 2";
+  EXPECT_EQ(sum, 16.0 * n) << "two launches of two recorded scales by 2";
   EXPECT_EQ(cubridge_graph_destroy(g), CUBRIDGE_OK);
   EXPECT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, x, s), CUBRIDGE_OK);
   EXPECT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK);

@@ -5,7 +5,7 @@ CUDA backend and skip without it, saying so."""
 from __future__ import annotations
 
 import gc
-import weakref
+import sys
 
 import numpy as np
 import pytest
@@ -101,17 +101,21 @@ def test_graph_replays_what_it_recorded() -> None:
 def test_graph_keeps_its_arrays_alive() -> None:
     s = cubridge.Stream()
     a = cubridge.full(1000, 1.0)
-    gone = weakref.ref(a)
+    refs = sys.getrefcount(a)
     with s.capture() as g:
-        cubridge.scale(a, 3.0, stream=s)
+        cubridge.scale(a, 3.0, out=a, stream=s)
+        cubridge.scale(a, 1.0, out=a, stream=s)
+    assert sys.getrefcount(a) == refs + 1, "the Graph holds the recorded Array once"
+    g.launch()
+    assert float(cubridge.sum(a)) == 3000.0
+    in_use = cubridge.memory_stats()["in_use_bytes"]
     del a
     gc.collect()
-    assert gone() is not None, "the Graph keeps the recorded Array"
+    assert cubridge.memory_stats()["in_use_bytes"] == in_use, "still held by the Graph"
     g.launch()
-    assert float(cubridge.sum(gone())) == 3000.0
     g.close()
     gc.collect()
-    assert gone() is None, "closing the Graph lets it go"
+    assert cubridge.memory_stats()["in_use_bytes"] == in_use - 4000, "closing the Graph lets it go"
 
 
 @needs_cuda
@@ -144,7 +148,7 @@ def test_an_exception_in_the_block_goes_on() -> None:
     a = cubridge.full(10, 1.0)
     with pytest.raises(KeyError):
         with s.capture() as g:
-            cubridge.scale(a, 2.0, stream=s)
+            cubridge.scale(a, 2.0, out=a, stream=s)
             raise KeyError("mine")
     with pytest.raises(ValueError, match="holds no recording"):
         g.launch()
