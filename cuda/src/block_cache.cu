@@ -106,7 +106,7 @@ bool cache_stream(cubridge_stream stream, size_t bytes, cudaStream_t* key) {
     *key = nullptr;  // the device's legacy default stream: lives as long as the device
     return true;
   }
-  if (!stream->owned) return false;  // a caller's stream: its end is not seen here
+  if (!stream->ours) return false;  // a caller's stream: its end is not seen here
   bool recording = false;
   if (stream_recording(stream, &recording) != cudaSuccess || recording) return false;
   *key = stream->stream;
@@ -158,6 +158,13 @@ void cache_release_device(int device) {
 
 void cache_release(int device, cudaStream_t key) {
   release_where(device, [key](const Key& k) { return k.stream == key; });
+}
+
+size_t cache_bytes(int device) {
+  DeviceCache* c = cache_of(device);
+  if (!c) return 0;
+  std::lock_guard<std::mutex> lk(c->mu);
+  return c->bytes;
 }
 
 void cache_release_stream(cubridge_stream stream) {

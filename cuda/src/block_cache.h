@@ -12,8 +12,9 @@
 // the pool serves it: sizes that are not asked for again do not pile up.
 //
 // Only streams whose lifetime the library sees take part: the legacy default
-// stream of each device, and streams the library created (their blocks go back
-// to the pool before the stream is destroyed). Never while a stream records a
+// stream of each device, and streams the library created, also through a
+// wrapper of their handle (their blocks go back to the pool before the stream
+// is destroyed). Never while a stream records a
 // graph, where a block must belong to the graph's own memory nodes.
 #ifndef CUBRIDGE_SRC_BLOCK_CACHE_H_
 #define CUBRIDGE_SRC_BLOCK_CACHE_H_
@@ -52,6 +53,9 @@ void cache_release(int device, cudaStream_t key);
 
 // Frees the cached blocks kept for `stream` (before it is destroyed).
 void cache_release_stream(cubridge_stream stream);
+
+// Bytes of the blocks cached for `device` (size classes, as the pool gave them).
+size_t cache_bytes(int device);
 
 }  // namespace cubridge
 

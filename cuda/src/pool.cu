@@ -1,5 +1,6 @@
 // Caching allocators (see pool.h) and the stream-ordered memory ABI.
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -475,10 +476,13 @@ CUBRIDGE_API cubridge_status cubridge_memory_stats_get(int device, cubridge_memo
   const char* fn = "cubridge_memory_stats_get";
   clear_error();
   if (!stats) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stats' is NULL", fn);
-  if (stats->struct_size < sizeof(cubridge_memory_stats)) {
+  // Callers built before cached_bytes existed pass the struct without it.
+  const size_t oldest = offsetof(cubridge_memory_stats, cached_bytes);
+  const size_t size = stats->struct_size;
+  if (size < oldest) {
     return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
                 "%s: stats->struct_size = %zu; set it to sizeof(cubridge_memory_stats) = %zu", fn,
-                stats->struct_size, sizeof(cubridge_memory_stats));
+                size, sizeof(cubridge_memory_stats));
   }
   int dev = 0;
   CUBRIDGE_TRY(resolve_device(fn, "device", device, &dev));
@@ -487,14 +491,17 @@ CUBRIDGE_API cubridge_status cubridge_memory_stats_get(int device, cubridge_memo
                 dev);
   }
   const Counters& c = g_counters[dev];
-  stats->struct_size = sizeof(cubridge_memory_stats);
+  stats->struct_size =
+      size < sizeof(cubridge_memory_stats) ? oldest : sizeof(cubridge_memory_stats);
   stats->in_use_bytes = c.in_use.load();
   stats->peak_in_use_bytes = c.peak.load();
   stats->alloc_count = c.allocs.load();
   stats->free_count = c.frees.load();
   stats->reserved_bytes = stats->in_use_bytes;
+  const uint64_t cached = on_cpu() ? host_cached() : cache_bytes(dev);
+  if (size >= sizeof(cubridge_memory_stats)) stats->cached_bytes = cached;
   if (on_cpu()) {
-    stats->reserved_bytes += host_cached();
+    stats->reserved_bytes += cached;
   } else {
     DevicePool* dp = pool_of(dev);
     uint64_t reserved = 0;

@@ -1,6 +1,8 @@
 // Streams and events. On the CPU backend every op is synchronous, so streams
 // are empty tokens and events record host time.
+#include <mutex>
 #include <new>
+#include <unordered_set>
 
 #if !defined(CUBRIDGE_NO_CUDA) && CUDART_VERSION < 12080
 #include <cuda.h>  // driver types only: the functions come from cudaGetDriverEntryPoint
@@ -77,6 +79,28 @@ extern "C" {
 
 namespace {
 
+// The CUDA streams this library created and has not destroyed: a caller's
+// wrapper of one (cubridge_stream_from_handle, how Python passes
+// cubridge.Stream) uses the block cache like the stream itself.
+enum class Registry { kAsk, kAdd, kRemove };
+bool library_stream(cudaStream_t s, Registry what) {
+  static std::mutex mu;
+  static auto* streams = new std::unordered_set<cudaStream_t>();  // leaked on purpose
+  if (!s) return false;
+  std::lock_guard<std::mutex> lock(mu);
+  switch (what) {
+    case Registry::kAdd:
+      streams->insert(s);
+      return true;
+    case Registry::kRemove:
+      streams->erase(s);
+      return false;
+    case Registry::kAsk:
+      break;
+  }
+  return streams->count(s) != 0;
+}
+
 cubridge_status create_stream(const char* fn, int device, cubridge_stream* stream) {
   if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
   *stream = nullptr;
@@ -92,11 +116,12 @@ cubridge_status create_stream(const char* fn, int device, cubridge_stream* strea
   } else if (device != -1) {
     CUBRIDGE_TRY(check_device_index(fn, "device", device));
   }
-  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, true, dev};
+  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, true, dev, true};
   if (!w) {
     if (s) cudaStreamDestroy(s);
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   }
+  library_stream(s, Registry::kAdd);
   *stream = w;
   return CUBRIDGE_OK;
 }
@@ -169,7 +194,8 @@ CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle,
   if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
   *stream = nullptr;
   cudaStream_t s = on_cpu() ? nullptr : reinterpret_cast<cudaStream_t>(handle);
-  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false, -1};
+  cubridge_stream w =
+      new (std::nothrow) cubridge_stream_s{s, false, -1, library_stream(s, Registry::kAsk)};
   if (!w) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   cubridge_status st = foreign_stream_device(fn, w, &w->device);
   if (st != CUBRIDGE_OK) {
@@ -188,6 +214,7 @@ CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream) {
   cudaStream_t s = stream->stream;
   bool owned = stream->owned;
   delete stream;
+  if (owned) library_stream(s, Registry::kRemove);
   if (owned && s) CUBRIDGE_CUDA(fn, cudaStreamDestroy(s));
   return CUBRIDGE_OK;
 }

@@ -13,6 +13,8 @@ struct cubridge_stream_s {
   bool owned;           // false for cubridge_stream_from_handle
   int device;           // device the stream belongs to; -1: follows the current
                         // device (legacy/per-thread default handles, CPU backend)
+  bool ours;            // created by this library (owned, or a wrapper of such a
+                        // stream): the library sees its end (block_cache.h)
 };
 
 struct cubridge_event_s {

@@ -4,6 +4,7 @@
 // backends; the parts that need two GPUs skip with the reason when there are
 // fewer.
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -198,6 +199,39 @@ TEST(Pool, BlockCacheCountsAndReleases) {
   EXPECT_EQ(Stats(0).reserved_bytes, 0u) << "a cached block was not given back to the driver";
 }
 
+// A wrapper of a stream the library created (how Python passes a
+// cubridge.Stream) shares that stream's cached blocks, counted in
+// cached_bytes; destroying the wrapper keeps them, destroying the stream
+// gives them back. A caller's own stream keeps none.
+TEST(Pool, BlockCacheServesWrappersOfItsStreams) {
+  if (!OnCuda()) GTEST_SKIP() << "needs a GPU: the block cache sits in front of the CUDA pools";
+  ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(Stats(0).cached_bytes, 0u);
+  cubridge_stream s = nullptr, w = nullptr;
+  ASSERT_EQ(cubridge_stream_create(&s), CUBRIDGE_OK) << cubridge_last_error();
+  uintptr_t handle = 0;
+  ASSERT_EQ(cubridge_stream_handle(s, &handle), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_stream_from_handle(handle, &w), CUBRIDGE_OK) << cubridge_last_error();
+  void *p = nullptr, *q = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 4000, -1, w, &p), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, p, w), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).cached_bytes, 4096u) << "kept for the stream, in its size class";
+  ASSERT_EQ(cubridge_stream_destroy(w), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 4000, -1, s, &q), CUBRIDGE_OK);
+  EXPECT_EQ(q, p) << "the stream itself gets the block its wrapper freed";
+  EXPECT_EQ(Stats(0).cached_bytes, 0u);
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, q, s), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).cached_bytes, 4096u);
+  ASSERT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).cached_bytes, 0u) << "destroying the stream gives its blocks back";
+  // A caller's stream (the per-thread default stream: not the library's).
+  ASSERT_EQ(cubridge_stream_from_handle(2, &w), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, 4000, -1, w, &p), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, p, w), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).cached_bytes, 0u) << "a caller's stream keeps no blocks";
+  ASSERT_EQ(cubridge_stream_destroy(w), CUBRIDGE_OK);
+}
+
 // A block allocated on one stream and freed on another goes back to the pool
 // (which reuses it for either): the cache holds no more of a stream's blocks
 // than the stream had in use at once, however many pass through.
@@ -349,6 +383,12 @@ TEST(Pool, BadArguments) {
   s.struct_size = 8;
   EXPECT_EQ(cubridge_memory_stats_get(-1, &s), CUBRIDGE_ERR_INVALID_ARGUMENT);
   EXPECT_TRUE(Contains(cubridge_last_error(), "struct_size")) << cubridge_last_error();
+  // A caller built before cached_bytes: every older field, and nothing past them.
+  s.struct_size = offsetof(cubridge_memory_stats, cached_bytes);
+  s.cached_bytes = 12345;
+  EXPECT_EQ(cubridge_memory_stats_get(-1, &s), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(s.struct_size, offsetof(cubridge_memory_stats, cached_bytes));
+  EXPECT_EQ(s.cached_bytes, 12345u);
   EXPECT_EQ(cubridge_memory_stats_get(-1, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(cubridge_empty_cache(4096), CUBRIDGE_ERR_INVALID_ARGUMENT);
 }

@@ -12,6 +12,7 @@ type MemoryStats struct {
 	PeakInUseBytes uint64
 	AllocCount     uint64 // allocations since the process started
 	FreeCount      uint64
+	CachedBytes    uint64 // freed blocks kept for their stream's next allocation (part of ReservedBytes)
 }
 
 // ReadMemoryStats returns the pool statistics of CUDA device d (-1: the C
@@ -26,6 +27,7 @@ func ReadMemoryStats(d int) (MemoryStats, error) {
 		PeakInUseBytes: uint64(st.peak_in_use_bytes),
 		AllocCount:     uint64(st.alloc_count),
 		FreeCount:      uint64(st.free_count),
+		CachedBytes:    uint64(st.cached_bytes),
 	}, err
 }
 

@@ -131,7 +131,9 @@ def memory_stats(device: Optional[int] = None) -> dict[str, int]:
     """Counters of the library's device memory pool on ``device`` (``None``: current).
 
     ``in_use_bytes`` (handed out, not yet freed), ``reserved_bytes`` (held from the
-    driver: in use plus cached), ``peak_in_use_bytes``, ``alloc_count``, ``free_count``.
+    driver: in use plus cached), ``peak_in_use_bytes``, ``alloc_count``, ``free_count``,
+    ``cached_bytes`` (freed blocks kept for the next allocation of their size on their
+    stream; part of ``reserved_bytes``, returned by :func:`empty_cache`).
     Every Array of ``memory="device"`` and every new result comes from this pool; a freed
     block is reused by the next allocation on its stream without ``cudaMalloc``.
 

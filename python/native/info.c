@@ -158,11 +158,12 @@ static PyObject* cb_mod_memory_stats(PyObject* m, PyObject* args) {
   s.struct_size = sizeof s;
   cubridge_status status = cubridge_memory_stats_get(device, &s);
   if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
-  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "in_use_bytes", (unsigned long long)s.in_use_bytes,
-                       "reserved_bytes", (unsigned long long)s.reserved_bytes, "peak_in_use_bytes",
-                       (unsigned long long)s.peak_in_use_bytes, "alloc_count",
-                       (unsigned long long)s.alloc_count, "free_count",
-                       (unsigned long long)s.free_count);
+  return Py_BuildValue(
+      "{s:K,s:K,s:K,s:K,s:K,s:K}", "in_use_bytes", (unsigned long long)s.in_use_bytes,
+      "reserved_bytes", (unsigned long long)s.reserved_bytes, "peak_in_use_bytes",
+      (unsigned long long)s.peak_in_use_bytes, "alloc_count", (unsigned long long)s.alloc_count,
+      "free_count", (unsigned long long)s.free_count, "cached_bytes",
+      (unsigned long long)s.cached_bytes);
 }
 
 /* empty_cache(device=None): cached, unused pool memory back to the driver. */

@@ -66,6 +66,7 @@ def test_memory_stats_count_arrays_and_results() -> None:
         "peak_in_use_bytes",
         "alloc_count",
         "free_count",
+        "cached_bytes",
     }
     assert before["reserved_bytes"] >= before["in_use_bytes"] >= 0
     a = cubridge.empty(1000, "float32")
@@ -79,9 +80,14 @@ def test_memory_stats_count_arrays_and_results() -> None:
     after = cubridge.memory_stats()
     assert after["in_use_bytes"] == before["in_use_bytes"]
     assert after["free_count"] - before["free_count"] == 2
+    # The two freed blocks are kept for the next allocation of their size.
+    assert after["cached_bytes"] - before["cached_bytes"] >= 8000
+    assert after["reserved_bytes"] >= after["in_use_bytes"] + after["cached_bytes"]
     cubridge.empty_cache()
     cubridge.empty_cache(0)
-    assert cubridge.memory_stats(0)["in_use_bytes"] == after["in_use_bytes"]
+    emptied = cubridge.memory_stats(0)
+    assert emptied["in_use_bytes"] == after["in_use_bytes"]
+    assert emptied["cached_bytes"] == 0
 
 
 def test_results_of_foreign_host_arrays_stay_numpy() -> None:

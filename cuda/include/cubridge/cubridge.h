@@ -217,12 +217,16 @@ typedef struct cubridge_memory_stats {
   uint64_t peak_in_use_bytes;
   uint64_t alloc_count; /* allocations since start */
   uint64_t free_count;
+  uint64_t cached_bytes; /* freed blocks kept for their stream's next allocation
+                            (part of reserved_bytes; added in 0.1: callers that
+                            set the older struct_size get every other field) */
 } cubridge_memory_stats;
 /* Stats of the library's DEVICE pool on `device` (-1: current): the counts
  * cover cubridge_malloc_async DEVICE allocations (bytes as requested);
  * reserved_bytes is what the pool holds from the driver, the library's own
- * scratch and staging included. PINNED and MANAGED memory are not counted.
- * CPU backend: every kind counted on device 0, reserved == in use. */
+ * scratch and staging included; cached_bytes what its block cache keeps.
+ * PINNED and MANAGED memory are not counted. CPU backend: every kind counted
+ * on device 0, reserved == in use + cached host blocks. */
 CUBRIDGE_API cubridge_status cubridge_memory_stats_get(int device, cubridge_memory_stats* stats);
 /* Return cached, unused pool memory of `device` (-1: every device) to the
  * driver: waits for the device's work, then trims its pool; also frees the
