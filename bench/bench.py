@@ -140,6 +140,9 @@ class Lib:
     def graph_of_adds(self, n, dtype, count):  # fn launching `count` adds recorded in its own CUDA graph
         raise NotImplementedError("no CUDA graphs")
 
+    def own_stream(self, n, dtype):  # (label -> fn, sync, done): adds on a stream the library made
+        raise NotImplementedError("no streams")
+
 
 class CubridgeLib(Lib):
     name = "cubridge"
@@ -198,6 +201,13 @@ class CubridgeLib(Lib):
         # A blocking sum on device 1's default stream waits for the calls queued before it.
         calls = second_gpu_calls(lambda: cb.add(a, b, out=c), lambda: cb.add(a, b), lambda: cb.sum(a))
         return calls, lambda: cb.sum(one)
+
+    def own_stream(self, n, dtype):
+        cb = self.cb
+        s = cb.Stream()
+        a, b, c = (cb.full(n, v, dtype, stream=s) for v in (VAL_A, VAL_B, VAL_C))
+        calls = stream_calls(lambda: cb.add(a, b, out=c, stream=s), lambda: cb.add(a, b, stream=s))
+        return calls, s.synchronize, s.close
 
     def graph_of_adds(self, n, dtype, count):
         cb = self.cb
@@ -338,6 +348,14 @@ class CupyLib(Lib):
         return calls, dev.synchronize
 
 
+    def own_stream(self, n, dtype):
+        cp = self.cp
+        s = cp.cuda.Stream(non_blocking=True)
+        s.use()  # CuPy's ops run on its current stream
+        a, b, c = (self.make(n, dtype, v) for v in (VAL_A, VAL_B, VAL_C))
+        calls = stream_calls(lambda: cp.add(a, b, out=c), lambda: a + b)
+        return calls, s.synchronize, cp.cuda.Stream.null.use
+
     def graph_of_adds(self, n, dtype, count):
         cp = self.cp
         a, c = self.make(n, dtype, VAL_A), self.make(n, dtype, 0)
@@ -442,6 +460,14 @@ class TorchLib(Lib):
         return calls, lambda: torch.cuda.synchronize(1)
 
 
+    def own_stream(self, n, dtype):
+        torch = self.torch
+        s, before = torch.cuda.Stream(), torch.cuda.current_stream()
+        torch.cuda.set_stream(s)  # torch's ops run on its current stream
+        a, b, c = (self.make(n, dtype, v) for v in (VAL_A, VAL_B, VAL_C))
+        calls = stream_calls(lambda: torch.add(a, b, out=c), lambda: a + b)
+        return calls, s.synchronize, lambda: torch.cuda.set_stream(before)
+
     def graph_of_adds(self, n, dtype, count):
         torch = self.torch
         a, c = self.make(n, dtype, VAL_A), self.make(n, dtype, 0)
@@ -535,6 +561,14 @@ SECOND_GPU_ROWS = ("add on GPU 1 (out=)", "add on GPU 1 (new result)", "sum on G
 def second_gpu_calls(add_out, add_new, sum_float):
     """The second-GPU rows: arrays on device 1 while device 0 stays current."""
     return dict(zip(SECOND_GPU_ROWS, (add_out, add_new, sum_float)))
+
+
+STREAM_ROWS = ("add on a stream of its own (out=)", "add on a stream of its own (new result)")
+
+
+def stream_calls(add_out, add_new):
+    """The own-stream rows: each library's add on a stream it created, as its users queue work."""
+    return dict(zip(STREAM_ROWS, (add_out, add_new)))
 
 
 GRAPH_ADDS = 64
@@ -896,6 +930,26 @@ class Bench:
                 groups.setdefault(label, []).append((_Synced(lib, sync), lambda fn=fn: fn))
         for label, items in groups.items():
             self.wall_group(dtype, n, label, items)
+        self.release_all()
+
+    def run_own_streams(self):
+        """Small adds on a stream each library made (cubridge.Stream, torch.cuda.Stream, CuPy's
+        Stream), its arrays made there, beside the default-stream rows."""
+        if self.cb is None or not self.cb.gpu:
+            return
+        n, dtype = 1000, "float32"
+        log(f"[{perf() - self.t_start:6.1f}s] own streams {dtype} n={fmt_n(n)}")
+        for lib in self.gpu_libs:
+            try:
+                calls, sync, done = lib.own_stream(n, dtype)
+            except Exception as e:
+                self.notes.append(f"own-stream rows, {lib.name}: {short_err(e)}")
+                continue
+            try:  # one library at a time: torch and CuPy switch their current stream
+                for label, fn in calls.items():
+                    self.wall_group(dtype, n, label, [(_Synced(lib, sync), lambda fn=fn: fn)])
+            finally:
+                done()
         self.release_all()
 
     def run_graph(self):
@@ -1327,6 +1381,8 @@ class Bench:
 
         for label in SECOND_GPU_ROWS:
             vs_better_peer(label, "the better peer's call")
+        for label in STREAM_ROWS:
+            vs_better_peer(label, "the better peer's call")
         vs_better_peer(GRAPH_ROW, "the better peer's graph")
         v, why = val("host", "add", "float32", 10**8, "cubridge", "median_ms")
         line("host arrays float32 add n=1e8, new result, <= 90 ms", v, 90.0, "ms", False, why)
@@ -1458,6 +1514,7 @@ def main(argv=None):
         bench.run_device()
         bench.run_second_gpu()
         bench.run_graph()
+        bench.run_own_streams()
         if not args.skip_host:
             bench.run_host()
     except KeyboardInterrupt:
