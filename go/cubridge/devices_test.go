@@ -115,7 +115,9 @@ func TestMemoryStats(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, after.FreeCount, before.FreeCount)
 	assert.Less(t, after.InUseBytes, during.InUseBytes)
-	assert.GreaterOrEqual(t, after.CachedBytes, before.CachedBytes+4*n, "the freed block is kept for reuse")
+	// The freed block is kept for reuse (the allocation, a miss, gave back what
+	// the stream had cached before).
+	assert.GreaterOrEqual(t, after.CachedBytes, uint64(4*n))
 	assert.GreaterOrEqual(t, after.ReservedBytes, after.InUseBytes+after.CachedBytes)
 	require.NoError(t, cubridge.EmptyCache(0))
 	require.NoError(t, cubridge.EmptyCache(-1))
