@@ -2,7 +2,7 @@
 // are empty tokens and events record host time.
 #include <mutex>
 #include <new>
-#include <unordered_set>
+#include <unordered_map>
 
 #if !defined(CUBRIDGE_NO_CUDA) && CUDART_VERSION < 12080
 #include <cuda.h>  // driver types only: the functions come from cudaGetDriverEntryPoint
@@ -79,26 +79,31 @@ extern "C" {
 
 namespace {
 
-// The CUDA streams this library created and has not destroyed: a caller's
-// wrapper of one (cubridge_stream_from_handle, how Python passes
-// cubridge.Stream) uses the block cache like the stream itself.
-enum class Registry { kAsk, kAdd, kRemove };
-bool library_stream(cudaStream_t s, Registry what) {
-  static std::mutex mu;
-  static auto* streams = new std::unordered_set<cudaStream_t>();  // leaked on purpose
+// The CUDA streams this library created and has not destroyed, with their
+// devices: a wrapper of one (cubridge_stream_from_handle, how Python passes
+// cubridge.Stream) asks CUDA nothing and uses the block cache like the stream
+// itself, and cubridge_stream_lookup can tell a live one from a dead handle.
+std::mutex g_registry_mu;
+auto* g_registry = new std::unordered_map<cudaStream_t, int>();  // leaked on purpose
+
+void register_stream(cudaStream_t s, int device) {
+  std::lock_guard<std::mutex> lock(g_registry_mu);
+  (*g_registry)[s] = device;
+}
+
+void unregister_stream(cudaStream_t s) {
+  std::lock_guard<std::mutex> lock(g_registry_mu);
+  g_registry->erase(s);
+}
+
+// True, with its device, when `s` is a live stream this library created.
+bool registered_stream(cudaStream_t s, int* device) {
   if (!s) return false;
-  std::lock_guard<std::mutex> lock(mu);
-  switch (what) {
-    case Registry::kAdd:
-      streams->insert(s);
-      return true;
-    case Registry::kRemove:
-      streams->erase(s);
-      return false;
-    case Registry::kAsk:
-      break;
-  }
-  return streams->count(s) != 0;
+  std::lock_guard<std::mutex> lock(g_registry_mu);
+  auto it = g_registry->find(s);
+  if (it == g_registry->end()) return false;
+  *device = it->second;
+  return true;
 }
 
 cubridge_status create_stream(const char* fn, int device, cubridge_stream* stream) {
@@ -121,7 +126,7 @@ cubridge_status create_stream(const char* fn, int device, cubridge_stream* strea
     if (s) cudaStreamDestroy(s);
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   }
-  library_stream(s, Registry::kAdd);
+  if (s) register_stream(s, dev);
   *stream = w;
   return CUBRIDGE_OK;
 }
@@ -174,6 +179,27 @@ CUBRIDGE_API cubridge_status cubridge_stream_handle(cubridge_stream stream, uint
   return CUBRIDGE_OK;
 }
 
+CUBRIDGE_API cubridge_status cubridge_stream_lookup(uintptr_t handle, cubridge_stream* stream) {
+  const char* fn = "cubridge_stream_lookup";
+  clear_error();
+  if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
+  *stream = nullptr;
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(handle);
+  int device = -1;
+  if (on_cpu() || !registered_stream(s, &device)) return CUBRIDGE_OK;
+  *stream = new (std::nothrow) cubridge_stream_s{s, false, device, true};
+  if (!*stream) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_stream_is_ours(cubridge_stream stream, int* ours) {
+  const char* fn = "cubridge_stream_is_ours";
+  clear_error();
+  if (!ours) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'ours' is NULL", fn);
+  *ours = stream != nullptr && stream->ours ? 1 : 0;
+  return CUBRIDGE_OK;
+}
+
 CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
                                                         cubridge_event event) {
   const char* fn = "cubridge_stream_wait_event";
@@ -194,13 +220,16 @@ CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle,
   if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
   *stream = nullptr;
   cudaStream_t s = on_cpu() ? nullptr : reinterpret_cast<cudaStream_t>(handle);
-  cubridge_stream w =
-      new (std::nothrow) cubridge_stream_s{s, false, -1, library_stream(s, Registry::kAsk)};
+  int device = -1;
+  const bool ours = registered_stream(s, &device);
+  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false, device, ours};
   if (!w) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  cubridge_status st = foreign_stream_device(fn, w, &w->device);
-  if (st != CUBRIDGE_OK) {
-    delete w;
-    return st;
+  if (!ours) {
+    cubridge_status st = foreign_stream_device(fn, w, &w->device);
+    if (st != CUBRIDGE_OK) {
+      delete w;
+      return st;
+    }
   }
   *stream = w;
   return CUBRIDGE_OK;
@@ -214,7 +243,7 @@ CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream) {
   cudaStream_t s = stream->stream;
   bool owned = stream->owned;
   delete stream;
-  if (owned) library_stream(s, Registry::kRemove);
+  if (owned && s) unregister_stream(s);
   if (owned && s) CUBRIDGE_CUDA(fn, cudaStreamDestroy(s));
   return CUBRIDGE_OK;
 }

@@ -87,7 +87,7 @@ class Stream:
         return _Recording(self)
 
     def close(self) -> None:
-        """Destroys the stream (after its queued work, as CUDA does). Closing twice is fine."""
+        """Waits for the stream's queued work, then destroys it. Closing twice is fine."""
         _native._stream_close(self._capsule)
         self._handle = None
 

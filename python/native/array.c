@@ -20,6 +20,8 @@ int cb_array_host_accessible(cb_state* st, const cb_array* self) {
  * after all work queued there so far, and after every use it covered before
  * (a use on another stream is chained: this stream waits for it first). */
 static int cb_array_mark(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream) {
+  if (self->lazy_stream != handle && cb_array_flush(st, self) < 0) return -1;
+  self->lazy_stream = 0;
   cubridge_status status = CUBRIDGE_OK;
   if (self->event == NULL) status = cubridge_event_create(&self->event);
   if (status == CUBRIDGE_OK && self->event_live &&
@@ -35,12 +37,60 @@ static int cb_array_mark(cb_state* st, cb_array* self, uintptr_t handle, cubridg
   return 0;
 }
 
+int cb_array_flush(cb_state* st, cb_array* self) {
+  uintptr_t handle = self->lazy_stream;
+  if (handle == 0) return 0;
+  cubridge_stream s = NULL;
+  cubridge_status status = cubridge_stream_lookup(handle, &s);
+  if (status == CUBRIDGE_OK && s == NULL) { /* closed: its work has finished */
+    self->lazy_stream = 0;
+    return 0;
+  }
+  if (status == CUBRIDGE_OK) {
+    self->lazy_stream = 0; /* cb_array_mark records the event there */
+    int rc = cb_array_mark(st, self, handle, s);
+    cubridge_stream_destroy(s);
+    return rc;
+  }
+  cb_raise_status(st, status);
+  return -1;
+}
+
+/* A use on a stream of this library's: the event is left as it is (recorded
+ * there later, if ever needed) once this stream is ordered after the uses the
+ * event covers. -1 with an error. */
+static int cb_array_use_lazily(cb_state* st, cb_array* self, uintptr_t handle,
+                               cubridge_stream stream) {
+  if (self->lazy_stream == handle) return 0;
+  if (cb_array_flush(st, self) < 0) return -1;
+  if (self->event_live && cb_norm_stream(self->event_stream) != cb_norm_stream(handle)) {
+    cubridge_status status = cubridge_stream_wait_event(stream, self->event);
+    if (status != CUBRIDGE_OK) {
+      cb_raise_status(st, status);
+      return -1;
+    }
+  }
+  self->lazy_stream = handle;
+  return 0;
+}
+
+static int cb_stream_is_ours(cubridge_stream stream) {
+  int ours = 0;
+  return cubridge_stream_is_ours(stream, &ours) == CUBRIDGE_OK && ours;
+}
+
 void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream,
                    int written) {
   if (!cb_on_cuda(st)) return;
   /* Work on the default stream is ordered before the free (which runs there);
-   * work on any other stream is covered by the event. */
-  if (handle != 0 && cb_array_mark(st, self, handle, stream) < 0) {
+   * work on a stream of this library's is ordered before the free there or,
+   * once needed, by the event, like work on any other stream. */
+  int rc = 0;
+  if (handle != 0) {
+    rc = cb_stream_is_ours(stream) ? cb_array_use_lazily(st, self, handle, stream)
+                                   : cb_array_mark(st, self, handle, stream);
+  }
+  if (rc < 0) {
     /* The call itself succeeded: wait for its stream rather than fail it. */
     PyErr_Clear();
     if (cubridge_stream_synchronize(stream) == CUBRIDGE_OK) {
@@ -57,6 +107,7 @@ void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stre
 int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consumer) {
   if (!self->pending || !cb_on_cuda(st) || consumer == CB_STREAM_UNORDERED) return 0;
   if (!for_host && cb_norm_stream(self->write_stream) == cb_norm_stream(consumer)) return 0;
+  if (cb_array_flush(st, self) < 0) return -1;
   /* A write on another stream was marked then; one on the default stream is
    * marked now (the default stream always exists). */
   if (self->write_stream == 0 && cb_array_mark(st, self, 0, NULL) < 0) return -1;
@@ -206,8 +257,23 @@ cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, 
   return self;
 }
 
+/* Frees the Array's block on the stream of this library's it was last used
+ * on, where the block cache can hand it to that stream's next allocation:
+ * earlier uses elsewhere were ordered before that stream's (cb_array_used).
+ * False when that stream is gone or there is none. */
+static int cb_array_free_on_own_stream(cb_array* self) {
+  cubridge_stream s = NULL;
+  if (self->lazy_stream == 0 || cubridge_stream_lookup(self->lazy_stream, &s) != CUBRIDGE_OK ||
+      s == NULL)
+    return 0;
+  (void)cubridge_free_async(self->kind, self->ptr, s);
+  cubridge_stream_destroy(s);
+  self->ptr = NULL;
+  return 1;
+}
+
 void cb_array_free_memory(cb_array* self) {
-  if (self->ptr != NULL) {
+  if (self->ptr != NULL && !cb_array_free_on_own_stream(self)) {
     /* The block goes back to the pool on the default stream of its device;
      * uses on other streams, covered by the event, come first: the default
      * stream waits for the event when it is this thread's device, else the

@@ -22,6 +22,9 @@ typedef struct cb_array {
   cubridge_event event;   /* when live: completes after every recorded use */
   int event_live;
   uintptr_t event_stream; /* where the event was last recorded */
+  /* A stream of this library's (cubridge.Stream) used since: the event is
+   * recorded there only when something needs it (cb_array_flush); 0: none. */
+  uintptr_t lazy_stream;
 } cb_array;
 
 static inline int cb_is_array(const cb_state* st, PyObject* obj) {
@@ -48,6 +51,10 @@ int cb_array_host_accessible(cb_state* st, const cb_array* self);
  * (that stream waits for an event; the host does not; CB_STREAM_UNORDERED:
  * nothing). */
 int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consumer);
+/* Makes the event cover the uses on a stream of this library's that were
+ * not recorded yet (a no-op when that stream was closed: closing waits for
+ * its work). -1 with an error. */
+int cb_array_flush(cb_state* st, cb_array* self);
 /* After a call on `stream` (handle `handle`): the Array was read, or written. */
 void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream,
                    int written);

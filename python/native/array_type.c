@@ -149,6 +149,7 @@ static PyObject* get_cai(cb_array* s, void* c) {
    * 1), which waits for a write on another stream first (that stream's handle
    * may not outlive the export). Nobody waits on the host. */
   PyObject* stream = Py_None;
+  if (cb_array_flush(st, s) < 0) return NULL;
   if (s->pending && s->write_stream != 0) {
     cubridge_status status = cubridge_stream_wait_event(NULL, s->event);
     if (status != CUBRIDGE_OK) return cb_raise_status(st, status);

@@ -78,11 +78,18 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
                     "the stream is recording a graph: end the capture before closing it");
     return NULL;
   }
-  cubridge_stream s = (cubridge_stream)cb_box_take(capsule, &cb_stream_kind);
+  /* Its work finishes first: Arrays whose last use was there have no event
+   * for it (array.h, lazy_stream), and count on a closed stream being done.
+   * The GIL is kept from the wrapper's end to the destroy, so no Array is
+   * freed on the stream meanwhile. */
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_stream_destroy(s);
+  status = cubridge_stream_synchronize(live);
   Py_END_ALLOW_THREADS;
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  cubridge_stream s = (cubridge_stream)cb_box_take(capsule, &cb_stream_kind);
+  if (s == NULL) Py_RETURN_NONE; /* closed by another thread meanwhile */
+  status = cubridge_stream_destroy(s);
   if (status != CUBRIDGE_OK) return cb_fail(m, status);
   Py_RETURN_NONE;
 }

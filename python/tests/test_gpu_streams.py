@@ -141,3 +141,74 @@ def test_the_pool_reuses_blocks() -> None:
     assert after["reserved_bytes"] <= before["reserved_bytes"] + (8 << 20)
     cubridge.empty_cache()
     assert cubridge.memory_stats()["reserved_bytes"] <= after["reserved_bytes"]
+
+
+# Streams of cubridge's own (cubridge.Stream): an Array's uses there record no event
+# until something needs one (array.h, lazy_stream). Each test below fails when that
+# event is not recorded where it is needed.
+
+
+def queue_adds_on(s: cubridge.Stream, x: Any, count: int = 50) -> None:
+    one = cubridge.full(N, 1.0, "float32", stream=s)
+    for _ in range(count):  # about half a millisecond of queued work on s
+        cubridge.add(x, one, out=x, stream=s)
+
+
+def test_own_stream_writes_are_ordered_for_a_torch_stream() -> None:
+    s = cubridge.Stream()
+    x = cubridge.zeros(N, "float32")
+    cubridge.fill(x, 0.0, stream=s)
+    queue_adds_on(s, x)
+    c = torch.cuda.Stream()  # not blocking: only the event can order it
+    with torch.cuda.stream(c):
+        total = torch.from_dlpack(x).sum()  # __dlpack__(stream=c): records s's event first
+    c.synchronize()
+    assert float(total) == 50.0 * N
+
+
+def test_own_stream_writes_are_ordered_for_another_own_stream() -> None:
+    s, t = cubridge.Stream(), cubridge.Stream()
+    x = cubridge.zeros(N, "float32")
+    cubridge.fill(x, 0.0, stream=s)
+    queue_adds_on(s, x)
+    y = cubridge.zeros(N, "float32")
+    cubridge.fill(y, 0.0, stream=t)
+    cubridge.add(x, y, out=y, stream=t)  # t waits for x's writes on s
+    assert float(cubridge.sum(y, stream=t)) == 50.0 * N
+
+
+def test_own_stream_writes_reach_the_host_and_the_cuda_array_interface() -> None:
+    s = cubridge.Stream()
+    x = cubridge.zeros(N, "float32")
+    cubridge.fill(x, 0.0, stream=s)
+    queue_adds_on(s, x)
+    assert float(cupy.asarray(x).sum()) == 50.0 * N  # CAI: stream 1 waits for s first
+    queue_adds_on(s, x)
+    assert x.to_numpy()[-1] == 100.0  # the host waits for s's event
+
+
+def test_own_stream_results_go_back_to_that_streams_cache() -> None:
+    s = cubridge.Stream()
+    a = cubridge.full(1000, 1.0, "float32", stream=s)
+    r = cubridge.add(a, a, stream=s)
+    cached = cubridge.memory_stats()["cached_bytes"]
+    del r  # freed on s, where it was used: kept for s's next allocation
+    assert cubridge.memory_stats()["cached_bytes"] == cached + 4096
+    r = cubridge.add(a, a, stream=s)  # served from the cache
+    assert cubridge.memory_stats()["cached_bytes"] == cached
+    assert float(cubridge.sum(r, stream=s)) == 2000.0
+
+
+def test_closing_an_own_stream_waits_for_its_work() -> None:
+    s = cubridge.Stream()
+    x = cubridge.zeros(N, "float32")
+    cubridge.fill(x, 0.0, stream=s)
+    queue_adds_on(s, x)
+    s.close()  # x's uses there have no event: closing waits for them
+    c = torch.cuda.Stream()
+    with torch.cuda.stream(c):
+        total = torch.from_dlpack(x).sum()
+    c.synchronize()
+    assert float(total) == 50.0 * N
+    del x  # freed on the default stream: s is gone
+    gc.collect()

@@ -258,6 +258,14 @@ CUBRIDGE_API cubridge_status cubridge_stream_device(cubridge_stream stream, int*
  * (torch.cuda.ExternalStream, cupy.cuda.ExternalStream): 0 for NULL (the
  * default stream) and on the CPU backend. */
 CUBRIDGE_API cubridge_status cubridge_stream_handle(cubridge_stream stream, uintptr_t* handle);
+/* A wrapper of `handle` when it is a live stream this library created
+ * (cubridge_stream_create*), else *stream = NULL. Asks CUDA nothing, so it is
+ * safe on a handle whose stream may have been destroyed. Release the wrapper
+ * with cubridge_stream_destroy. */
+CUBRIDGE_API cubridge_status cubridge_stream_lookup(uintptr_t handle, cubridge_stream* stream);
+/* *ours = 1 when `stream` is a stream this library created, or a wrapper of
+ * one that was live when wrapped, else 0 (NULL, a caller's stream). */
+CUBRIDGE_API cubridge_status cubridge_stream_is_ours(cubridge_stream stream, int* ours);
 /* `stream` waits (on the device, no host sync) until `event`'s recorded work
  * is done. An event never recorded is complete (no wait), as in CUDA. No-op
  * on the CPU backend. */
