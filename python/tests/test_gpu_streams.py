@@ -144,47 +144,52 @@ def test_the_pool_reuses_blocks() -> None:
 
 
 # Streams of cubridge's own (cubridge.Stream): an Array's uses there record no event
-# until something needs one (array.h, lazy_stream). Each test below fails when that
-# event is not recorded where it is needed.
+# until something needs one (array.h, lazy_stream). In each test the stream first
+# spins for about 0.1 s, so a reader that is not ordered after the write reads zeros.
 
 
-def queue_adds_on(s: cubridge.Stream, x: Any, count: int = 50) -> None:
-    one = cubridge.full(N, 1.0, "float32", stream=s)
-    for _ in range(count):  # about half a millisecond of queued work on s
-        cubridge.add(x, one, out=x, stream=s)
+def write_late_on(s: cubridge.Stream, x: Any, value: float) -> None:
+    """Queues a long spin on s, then fills x with value there."""
+    with torch.cuda.stream(torch.cuda.ExternalStream(s.handle)):
+        torch.cuda._sleep(SLEEP_CYCLES // 10)
+    cubridge.fill(x, value, stream=s)
 
 
-def test_own_stream_writes_are_ordered_for_a_torch_stream() -> None:
+def own_stream_array(s: cubridge.Stream) -> Any:
+    x = cubridge.zeros(N, "float32", stream=s)
+    s.synchronize()
+    return x
+
+
+def test_own_stream_writes_are_ordered_for_a_torch_stream(cai_only: Any) -> None:
+    warm_up_kernels(cai_only)
     s = cubridge.Stream()
-    x = cubridge.zeros(N, "float32")
-    cubridge.fill(x, 0.0, stream=s)
-    queue_adds_on(s, x)
+    x = own_stream_array(s)
+    write_late_on(s, x, 7.0)
     c = torch.cuda.Stream()  # not blocking: only the event can order it
     with torch.cuda.stream(c):
         total = torch.from_dlpack(x).sum()  # __dlpack__(stream=c): records s's event first
     c.synchronize()
-    assert float(total) == 50.0 * N
+    assert float(total) == 7.0 * N
 
 
-def test_own_stream_writes_are_ordered_for_another_own_stream() -> None:
+def test_own_stream_writes_are_ordered_for_another_own_stream(cai_only: Any) -> None:
+    warm_up_kernels(cai_only)
     s, t = cubridge.Stream(), cubridge.Stream()
-    x = cubridge.zeros(N, "float32")
-    cubridge.fill(x, 0.0, stream=s)
-    queue_adds_on(s, x)
-    y = cubridge.zeros(N, "float32")
-    cubridge.fill(y, 0.0, stream=t)
-    cubridge.add(x, y, out=y, stream=t)  # t waits for x's writes on s
-    assert float(cubridge.sum(y, stream=t)) == 50.0 * N
+    x = own_stream_array(s)
+    y = own_stream_array(t)
+    write_late_on(s, x, 7.0)
+    cubridge.add(x, y, out=y, stream=t)  # t waits for x's write on s
+    t.synchronize()
+    assert float(y.to_numpy()[0]) == 7.0
 
 
-def test_own_stream_writes_reach_the_host_and_the_cuda_array_interface() -> None:
+def test_own_stream_writes_reach_the_host(cai_only: Any) -> None:
+    warm_up_kernels(cai_only)
     s = cubridge.Stream()
-    x = cubridge.zeros(N, "float32")
-    cubridge.fill(x, 0.0, stream=s)
-    queue_adds_on(s, x)
-    assert float(cupy.asarray(x).sum()) == 50.0 * N  # CAI: stream 1 waits for s first
-    queue_adds_on(s, x)
-    assert x.to_numpy()[-1] == 100.0  # the host waits for s's event
+    x = own_stream_array(s)
+    write_late_on(s, x, 7.0)
+    assert x.to_numpy()[-1] == 7.0  # the host waits for s's event
 
 
 def test_own_stream_results_go_back_to_that_streams_cache() -> None:
@@ -199,16 +204,16 @@ def test_own_stream_results_go_back_to_that_streams_cache() -> None:
     assert float(cubridge.sum(r, stream=s)) == 2000.0
 
 
-def test_closing_an_own_stream_waits_for_its_work() -> None:
+def test_closing_an_own_stream_waits_for_its_work(cai_only: Any) -> None:
+    warm_up_kernels(cai_only)
     s = cubridge.Stream()
-    x = cubridge.zeros(N, "float32")
-    cubridge.fill(x, 0.0, stream=s)
-    queue_adds_on(s, x)
-    s.close()  # x's uses there have no event: closing waits for them
+    x = own_stream_array(s)
+    write_late_on(s, x, 7.0)
+    s.close()  # x's write there has no event: closing waits for it
     c = torch.cuda.Stream()
     with torch.cuda.stream(c):
         total = torch.from_dlpack(x).sum()
     c.synchronize()
-    assert float(total) == 50.0 * N
+    assert float(total) == 7.0 * N
     del x  # freed on the default stream: s is gone
     gc.collect()
