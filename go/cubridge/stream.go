@@ -41,13 +41,8 @@ func NewStreamOn(d int) (*Stream, error) {
 // Device returns the CUDA device s belongs to (a nil Stream: the default
 // stream of the C library's current device, 0 unless other C code changed it).
 func (s *Stream) Device() (int, error) {
-	h, sh, err := begin("stream_device", s)
-	if err != nil {
-		return 0, err
-	}
-	defer h.release()
 	var d C.int
-	err = check("stream_device", func() C.cubridge_status { return C.cubridge_stream_device(sh, &d) })
+	err := s.call("stream_device", func(sh C.cubridge_stream) C.cubridge_status { return C.cubridge_stream_device(sh, &d) })
 	return int(d), err
 }
 
@@ -55,13 +50,8 @@ func (s *Stream) Device() (int, error) {
 // (StreamFromHandle's inverse): 0 for a nil Stream (the default stream) and
 // on the CPU backend.
 func (s *Stream) Handle() (uintptr, error) {
-	h, sh, err := begin("stream_handle", s)
-	if err != nil {
-		return 0, err
-	}
-	defer h.release()
 	var handle C.uintptr_t
-	err = check("stream_handle", func() C.cubridge_status { return C.cubridge_stream_handle(sh, &handle) })
+	err := s.call("stream_handle", func(sh C.cubridge_stream) C.cubridge_status { return C.cubridge_stream_handle(sh, &handle) })
 	return uintptr(handle), err
 }
 
@@ -90,12 +80,17 @@ func (s *Stream) arg() arg {
 // Synchronize waits until all work queued on s is done. A nil s waits for
 // the default stream.
 func (s *Stream) Synchronize() error {
-	h, sh, err := begin("stream_synchronize", s)
+	return s.call("stream_synchronize", func(sh C.cubridge_stream) C.cubridge_status { return C.cubridge_stream_synchronize(sh) })
+}
+
+// call runs f on s's handle (NULL for a nil s) while s cannot be closed.
+func (s *Stream) call(op string, f func(C.cubridge_stream) C.cubridge_status) error {
+	h, sh, err := begin(op, s)
 	if err != nil {
 		return err
 	}
 	defer h.release()
-	return check("stream_synchronize", func() C.cubridge_status { return C.cubridge_stream_synchronize(sh) })
+	return check(op, func() C.cubridge_status { return f(sh) })
 }
 
 // Close destroys the stream. Closing a closed Stream does nothing.

@@ -28,8 +28,7 @@ static PyObject* cb_nccl_set_library_path(PyObject* m, PyObject* args) {
   const char* path;
   if (!PyArg_ParseTuple(args, "s:_nccl_set_library_path", &path)) return NULL;
   cubridge_status status = cubridge_nccl_set_library_path(path);
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
 static PyObject* cb_nccl_version(PyObject* m, PyObject* unused) {
@@ -131,8 +130,7 @@ static PyObject* cb_comm_destroy(PyObject* m, PyObject* capsule) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_comm_destroy(comm);
   Py_END_ALLOW_THREADS;
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
 static PyObject* cb_comm_info(PyObject* m, PyObject* capsule) {
@@ -257,8 +255,7 @@ static PyObject* cb_comm_group(PyObject* m, PyObject* start) {
   int begin = PyObject_IsTrue(start);
   if (begin < 0) return NULL;
   cubridge_status status = begin ? cubridge_comm_group_start() : cubridge_comm_group_end();
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
 static PyMethodDef cb_comm_methods[] = {

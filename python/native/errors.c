@@ -118,6 +118,11 @@ PyObject* cb_raise_status(cb_state* st, cubridge_status status) {
   return NULL;
 }
 
+PyObject* cb_none_or_raise(cb_state* st, cubridge_status status) {
+  if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
+  Py_RETURN_NONE;
+}
+
 PyObject* cb_type_error(const char* argname, const char* wanted, PyObject* got) {
   PyObject* name = PyType_GetName(Py_TYPE(got));
   if (name == NULL) return NULL;

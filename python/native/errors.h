@@ -9,6 +9,8 @@
 int cb_errors_init(PyObject* module, cb_state* st);
 /* Raises the class of `status` with cubridge_last_error(); returns NULL. */
 PyObject* cb_raise_status(cb_state* st, cubridge_status status);
+/* None when `status` is CUBRIDGE_OK, else cb_raise_status's NULL. */
+PyObject* cb_none_or_raise(cb_state* st, cubridge_status status);
 /* Raises TypeError "<argname> must be <wanted>, got <type of got>"; returns NULL. */
 PyObject* cb_type_error(const char* argname, const char* wanted, PyObject* got);
 

@@ -61,8 +61,7 @@ static PyObject* cb_stream_synchronize(PyObject* m, PyObject* capsule) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_stream_synchronize(s);
   Py_END_ALLOW_THREADS;
-  if (status != CUBRIDGE_OK) return cb_fail(m, status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
 static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
@@ -90,8 +89,7 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   cubridge_stream s = (cubridge_stream)cb_box_take(capsule, &cb_stream_kind);
   if (s == NULL) Py_RETURN_NONE; /* closed by another thread meanwhile */
   status = cubridge_stream_destroy(s);
-  if (status != CUBRIDGE_OK) return cb_fail(m, status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
 static PyObject* cb_stream_begin_capture(PyObject* m, PyObject* capsule) {
@@ -204,16 +202,14 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
     }
   }
   cb_stream_release(s);
-  if (status != CUBRIDGE_OK) return cb_fail(m, status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
 static PyObject* cb_graph_close(PyObject* m, PyObject* capsule) {
   cubridge_graph g = (cubridge_graph)cb_box_take(capsule, &cb_graph_kind);
   if (g == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None); /* closed before */
   cubridge_status status = cubridge_graph_destroy(g);
-  if (status != CUBRIDGE_OK) return cb_fail(m, status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
 static PyMethodDef cb_graph_methods[] = {

@@ -76,8 +76,7 @@ static PyObject* cb_mod_synchronize(PyObject* m, PyObject* args) {
     Py_END_ALLOW_THREADS;
     cb_stream_release(s);
   }
-  if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(st, status);
 }
 
 static PyObject* cb_mod_dtype_size(PyObject* m, PyObject* arg) {
@@ -175,8 +174,7 @@ static PyObject* cb_mod_empty_cache(PyObject* m, PyObject* args) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_empty_cache(device);
   Py_END_ALLOW_THREADS;
-  if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
-  Py_RETURN_NONE;
+  return cb_none_or_raise(st, status);
 }
 
 /* current_device() -> the calling thread's device index (0 on the CPU backend). */
