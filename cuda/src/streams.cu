@@ -83,25 +83,37 @@ namespace {
 // devices: a wrapper of one (cubridge_stream_from_handle, how Python passes
 // cubridge.Stream) asks CUDA nothing and uses the block cache like the stream
 // itself, and cubridge_stream_lookup can tell a live one from a dead handle.
-std::mutex g_registry_mu;
-auto* g_registry = new std::unordered_map<cudaStream_t, int>();  // leaked on purpose
+struct StreamRegistry {
+  std::mutex mu;
+  std::unordered_map<cudaStream_t, int> devices;
+};
+
+// Function-local, so that this file needs no dynamic initializer: its name
+// would carry nvcc's random temporary file name and differ between builds.
+StreamRegistry& registry() {
+  static auto* r = new StreamRegistry();  // leaked on purpose: used until exit
+  return *r;
+}
 
 void register_stream(cudaStream_t s, int device) {
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  (*g_registry)[s] = device;
+  StreamRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.devices[s] = device;
 }
 
 void unregister_stream(cudaStream_t s) {
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  g_registry->erase(s);
+  StreamRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.devices.erase(s);
 }
 
 // True, with its device, when `s` is a live stream this library created.
 bool registered_stream(cudaStream_t s, int* device) {
   if (!s) return false;
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  auto it = g_registry->find(s);
-  if (it == g_registry->end()) return false;
+  StreamRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.devices.find(s);
+  if (it == r.devices.end()) return false;
   *device = it->second;
   return true;
 }
