@@ -32,7 +32,8 @@ namespace cubridge {
 size_t cache_block_bytes(size_t bytes);
 
 // Whether blocks of `bytes` allocated or freed on `stream` take part, and the
-// stream they are kept for (*key: the legacy default stream is nullptr).
+// stream they are kept for (*key: the legacy default stream is nullptr). True
+// only for a stream that does not record a graph.
 bool cache_stream(cubridge_stream stream, size_t bytes, cudaStream_t* key);
 
 // A cached block for `bytes` kept for stream `key` of `device`; false on a miss.

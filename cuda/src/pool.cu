@@ -435,9 +435,14 @@ CUBRIDGE_API cubridge_status cubridge_malloc_async(int kind, size_t bytes, int d
     *ptr = p;
     return CUBRIDGE_OK;
   }
-  // Memory allocated into a recording would belong to the graph's launches.
+  // A block this stream freed before costs no CUDA call (block_cache.h). A
+  // stream the cache takes part for does not record a graph (cache_stream
+  // asked); any other is asked here: memory allocated into a recording would
+  // belong to the graph's launches.
+  cudaStream_t key = nullptr;
+  const bool cacheable = cache_stream(stream, bytes, &key);
   bool recording = false;
-  CUBRIDGE_CUDA(fn, stream_recording(stream, &recording));
+  if (!cacheable) CUBRIDGE_CUDA(fn, stream_recording(stream, &recording));
   if (recording) {
     return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
                 "%s: argument 'stream' is recording a graph, and a recording cannot allocate "
@@ -445,9 +450,6 @@ CUBRIDGE_API cubridge_status cubridge_malloc_async(int kind, size_t bytes, int d
                 "before it)",
                 fn);
   }
-  // A block this stream freed before costs no CUDA call (block_cache.h).
-  cudaStream_t key = nullptr;
-  const bool cacheable = cache_stream(stream, bytes, &key);
   if (!cacheable || !cache_take(dev, key, bytes, &p)) {
     // A size this stream has not kept: what it kept goes back to the pool,
     // which can reuse it for this very allocation (same stream).

@@ -255,8 +255,10 @@ CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream) {
   cudaStream_t s = stream->stream;
   bool owned = stream->owned;
   delete stream;
-  if (owned && s) unregister_stream(s);
-  if (owned && s) CUBRIDGE_CUDA(fn, cudaStreamDestroy(s));
+  if (owned && s) {
+    unregister_stream(s);
+    CUBRIDGE_CUDA(fn, cudaStreamDestroy(s));
+  }
   return CUBRIDGE_OK;
 }
 

@@ -20,8 +20,7 @@ int cb_array_host_accessible(cb_state* st, const cb_array* self) {
  * after all work queued there so far, and after every use it covered before
  * (a use on another stream is chained: this stream waits for it first). */
 static int cb_array_mark(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream) {
-  if (self->lazy_stream != handle && cb_array_flush(st, self) < 0) return -1;
-  self->lazy_stream = 0;
+  if (cb_array_flush(st, self) < 0) return -1; /* uses on a stream of ours come first */
   cubridge_status status = CUBRIDGE_OK;
   if (self->event == NULL) status = cubridge_event_create(&self->event);
   if (status == CUBRIDGE_OK && self->event_live &&
@@ -47,7 +46,7 @@ int cb_array_flush(cb_state* st, cb_array* self) {
     return 0;
   }
   if (status == CUBRIDGE_OK) {
-    self->lazy_stream = 0; /* cb_array_mark records the event there */
+    self->lazy_stream = 0; /* before cb_array_mark, which records the event there */
     int rc = cb_array_mark(st, self, handle, s);
     cubridge_stream_destroy(s);
     return rc;

@@ -79,8 +79,8 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   }
   /* Its work finishes first: Arrays whose last use was there have no event
    * for it (array.h, lazy_stream), and count on a closed stream being done.
-   * The GIL is kept from the wrapper's end to the destroy, so no Array is
-   * freed on the stream meanwhile. */
+   * The GIL is held from the end of the wait to the destroy, so no Array is
+   * freed on the stream in between. */
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_stream_synchronize(live);
