@@ -18,7 +18,7 @@ int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj) {
   c->result = NULL;
   c->capturing = 0;
   c->recording = NULL;
-  if (cb_stream_handle(stream_obj, &c->stream_handle) < 0) return -1;
+  if (cb_stream_handle(st, stream_obj, &c->stream_handle) < 0) return -1;
   if (cb_stream_from_handle(st, c->stream_handle, &c->stream) < 0) return -1;
   /* The default streams (0, legacy 1) cannot record: no query for them. */
   if (c->stream_handle <= 1 || !cb_on_cuda(st)) return 0;

@@ -181,7 +181,7 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
   if (g == NULL) return NULL;
   uintptr_t handle = 0;
   cubridge_stream s = NULL;
-  if (cb_stream_handle(stream_obj, &handle) < 0 || cb_stream_from_handle(st, handle, &s) < 0)
+  if (cb_stream_handle(st, stream_obj, &handle) < 0 || cb_stream_from_handle(st, handle, &s) < 0)
     return NULL;
   Py_ssize_t n = PyList_Size(used);
   for (Py_ssize_t i = 0; i < n; i++) {
@@ -212,7 +212,19 @@ static PyObject* cb_graph_close(PyObject* m, PyObject* capsule) {
   return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
+/* cubridge.Stream registers its class once, so that ops read a Stream's
+ * handle from its slot (stream.c). */
+static PyObject* cb_stream_type(PyObject* m, PyObject* type) {
+  if (!PyType_Check(type)) return cb_type_error("type", "a class", type);
+  cb_state* st = cb_state_of_module(m);
+  PyObject* old = (PyObject*)st->stream_type;
+  st->stream_type = (PyTypeObject*)Py_NewRef(type);
+  Py_XDECREF(old);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef cb_graph_methods[] = {
+    {"_stream_type", cb_stream_type, METH_O, "_stream_type(cubridge.Stream)"},
     {"_stream_create", cb_stream_create, METH_VARARGS,
      "_stream_create(device: int, -1 current) -> stream"},
     {"_stream_info", cb_stream_info, METH_O, "_stream_info(stream) -> (handle, device)"},

@@ -62,7 +62,7 @@ static PyObject* cb_mod_synchronize(PyObject* m, PyObject* args) {
   if (!PyArg_ParseTuple(args, "|O:synchronize", &stream_obj)) return NULL;
   cb_state* st = cb_state_of_module(m);
   uintptr_t handle;
-  if (cb_stream_handle(stream_obj, &handle) < 0) return NULL;
+  if (cb_stream_handle(st, stream_obj, &handle) < 0) return NULL;
   cubridge_status status;
   if (stream_obj == Py_None) {
     Py_BEGIN_ALLOW_THREADS;

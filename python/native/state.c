@@ -99,6 +99,7 @@ int cb_state_init(cb_state* st) {
   CB_INTERN(s_mask, "mask");
   CB_INTERN(s_stream, "stream");
   CB_INTERN(s_max_version, "max_version");
+  CB_INTERN(s_handle, "_handle");
 #undef CB_INTERN
   for (int i = 0; i < CB_KW_COUNT; i++) {
     if ((st->keywords[i] = PyUnicode_InternFromString(cb_keyword_text(i))) == NULL) return -1;
@@ -108,7 +109,7 @@ int cb_state_init(cb_state* st) {
 }
 
 /* The state's own references, for traverse and clear. */
-#define CB_NUM_REFS 16
+#define CB_NUM_REFS 18
 static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
   PyObject** all[CB_NUM_REFS] = {(PyObject**)&st->array_type,
                                  &st->error_base,
@@ -124,8 +125,10 @@ static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
                                  &st->s_mask,
                                  &st->s_stream,
                                  &st->s_max_version,
+                                 &st->s_handle,
                                  &st->max_version,
-                                 &st->recording};
+                                 &st->recording,
+                                 (PyObject**)&st->stream_type};
   memcpy(refs, all, sizeof all);
 }
 

@@ -62,6 +62,7 @@ typedef struct cb_state {
   PyObject* s_mask;
   PyObject* s_stream;
   PyObject* s_max_version;
+  PyObject* s_handle;              /* "_handle", a cubridge.Stream's slot */
   PyObject* max_version;           /* (1, 0) */
   PyObject* keywords[CB_KW_COUNT]; /* the ops' parameter names (signature.h) */
   cb_type_hint hints[CB_TYPE_HINTS];
@@ -77,6 +78,9 @@ typedef struct cb_state {
   PyObject* torch_tensor;
   DLPackDLTensorFromPyObjectNoSync torch_dl_fill;
   cubridge_event order_event; /* stream.c: producer -> consumer handshakes */
+  /* cubridge.Stream, registered by _graph.py: its instances' handles are read
+   * from their slot instead of through a Python-level __cuda_stream__ call. */
+  PyTypeObject* stream_type;
   /* graph.c: while a cubridge.Stream records, the objects its ops used (a
    * list, kept alive by the Graph) and the stream's handle; NULL otherwise. */
   PyObject* recording;

@@ -14,10 +14,28 @@ static int cb_handle_from_int(PyObject* obj, uintptr_t* handle) {
   return 0;
 }
 
-int cb_stream_handle(PyObject* obj, uintptr_t* handle) {
+/* A cubridge.Stream's handle from its slot (None once closed), as its
+ * __cuda_stream__ would give it without a Python-level call. */
+static int cb_own_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
+  PyObject* v = PyObject_GetAttr(obj, st->s_handle);
+  if (v == NULL) return -1;
+  int rc = 0;
+  if (v == Py_None) {
+    PyErr_SetString(PyExc_ValueError, "the cubridge stream is closed");
+    rc = -1;
+  } else {
+    rc = cb_handle_from_int(v, handle);
+  }
+  Py_DECREF(v);
+  return rc;
+}
+
+int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
   *handle = 0;
   if (obj == NULL || obj == Py_None) return 0;
   if (PyLong_Check(obj)) return cb_handle_from_int(obj, handle);
+  if (st->stream_type != NULL && Py_IS_TYPE(obj, st->stream_type))
+    return cb_own_stream_handle(st, obj, handle);
   PyObject* v = NULL;
   if (PyObject_HasAttrString(obj, "__cuda_stream__")) {
     /* CUDA stream protocol: __cuda_stream__() -> (version, handle). */

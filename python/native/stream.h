@@ -4,9 +4,10 @@
 
 #include "state.h"
 
-/* Stream argument: None, an int cudaStream_t, an object with __cuda_stream__,
- * .ptr (CuPy) or .cuda_stream (torch). Sets *handle (0: the default stream). */
-int cb_stream_handle(PyObject* obj, uintptr_t* handle);
+/* Stream argument: None, an int cudaStream_t, a cubridge.Stream, an object
+ * with __cuda_stream__, .ptr (CuPy) or .cuda_stream (torch). Sets *handle (0:
+ * the default stream). */
+int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle);
 /* A cubridge_stream wrapping `handle` (NULL for 0); release it after use. */
 int cb_stream_from_handle(cb_state* st, uintptr_t handle, cubridge_stream* stream);
 void cb_stream_release(cubridge_stream stream);

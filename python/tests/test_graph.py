@@ -44,6 +44,25 @@ def test_stream_says_what_it_is() -> None:
         s.synchronize()
 
 
+def test_a_stream_subclass_is_read_through_its_protocol() -> None:
+    class Named(cubridge.Stream):
+        __slots__ = ()
+
+    s = Named()
+    x = cubridge.full(4, 1.0)
+    cubridge.add(x, x, out=x, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(x.to_numpy(), np.full(4, 2.0, np.float32))
+    s.close()
+    with pytest.raises(ValueError, match="the cubridge stream is closed"):
+        cubridge.add(x, x, out=x, stream=s)
+
+
+def test_stream_type_registration_checks_its_argument() -> None:
+    with pytest.raises(TypeError, match="type must be a class, got int"):
+        cubridge._native._stream_type(3)
+
+
 def test_stream_bad_device() -> None:
     with pytest.raises(cubridge.InvalidArgumentError, match="device"):
         cubridge.Stream(device=1 << 20)
