@@ -25,6 +25,7 @@ except ImportError:
 REPS = 200
 SIZES = (1_000_000, 2_000_000, 10_000_000)
 SHAPES = [(t, v) for t in (64, 128, 256, 512, 1024) for v in (1, 2, 4)]
+ADJACENT = [(t, j) for t in (128, 256) for j in (2, 4)]
 
 SOURCE = r"""
 template <class T, int THREADS, int VPT>
@@ -49,6 +50,32 @@ __global__ void __launch_bounds__(THREADS) add_vec(T* o, const T* a, const T* b,
 #pragma unroll
       for (int k = 0; k < V; ++k) r.v[k] = xa[j].v[k] + xb[j].v[k];
       reinterpret_cast<W*>(o)[i] = r;
+    }
+  }
+}
+
+// torch's access pattern: each thread takes ADJ adjacent 16-byte vectors (32 bytes of f64
+// at ADJ = 2, like torch's 4-element aligned_vector), one block per THREADS*ADJ vectors.
+template <class T, int THREADS, int ADJ>
+__global__ void __launch_bounds__(THREADS) add_adj(T* o, const T* a, const T* b, size_t nvec) {
+  constexpr int V = 16 / sizeof(T);
+  struct alignas(16) W { T v[V]; };
+  const size_t base = ((size_t)blockIdx.x * THREADS + threadIdx.x) * ADJ;
+  W xa[ADJ], xb[ADJ];
+#pragma unroll
+  for (int j = 0; j < ADJ; ++j) {
+    if (base + j < nvec) {
+      xa[j] = reinterpret_cast<const W*>(a)[base + j];
+      xb[j] = reinterpret_cast<const W*>(b)[base + j];
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < ADJ; ++j) {
+    if (base + j < nvec) {
+      W r;
+#pragma unroll
+      for (int k = 0; k < V; ++k) r.v[k] = xa[j].v[k] + xb[j].v[k];
+      reinterpret_cast<W*>(o)[base + j] = r;
     }
   }
 }
@@ -84,10 +111,13 @@ __global__ void __launch_bounds__(256) add_lib(T* out, const T* a, const T* b, s
 
 def kernels(ctype):
     names = [f"add_vec<{ctype}, {t}, {v}>" for t, v in SHAPES]
+    adjacent = [f"add_adj<{ctype}, {t}, {j}>" for t, j in ADJACENT]
     lib = f"add_lib<{ctype}>"
-    module = cp.RawModule(code=SOURCE, options=("-std=c++17",), name_expressions=names + [lib])
+    module = cp.RawModule(code=SOURCE, options=("-std=c++17",),
+                          name_expressions=names + adjacent + [lib])
     shapes = {(t, v): module.get_function(n) for (t, v), n in zip(SHAPES, names)}
-    return shapes, module.get_function(lib)
+    adj = {(t, j): module.get_function(n) for (t, j), n in zip(ADJACENT, adjacent)}
+    return shapes, adj, module.get_function(lib)
 
 
 def timed(fns, busy):
@@ -123,7 +153,7 @@ def main():
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, median (quartiles) of "
           f"{REPS} round-robin calls, us; GB/s at 3 * n * itemsize")
     for dtype, ctype in (("float32", "float"), ("float64", "double")):
-        ks, lib = kernels(ctype)
+        ks, adj, lib = kernels(ctype)
         for n in SIZES:
             a = cubridge.full(n, 1.5, dtype)
             b = cubridge.full(n, 2.5, dtype)
@@ -143,12 +173,19 @@ def main():
                 grid = (nvec + t * v - 1) // (t * v)
                 rows.append((f"raw {t} threads x {v} vec",
                              lambda k=k, g=grid, t=t: k((g,), (t,), (cc, ca, cb, cp.uint64(nvec)))))
+            for (t, j), k in adj.items():
+                grid = (nvec + t * j - 1) // (t * j)
+                rows.append((f"raw {t} threads x {j} adjacent",
+                             lambda k=k, g=grid, t=t: k((g,), (t,), (cc, ca, cb, cp.uint64(nvec)))))
             print(f"\n{dtype} n={n:.0e}")
             for (name, _), (us, lo, hi) in zip(rows, timed([fn for _, fn in rows], busy)):
                 print(f"  {name:28s} {us:7.2f} us ({lo:5.2f}-{hi:5.2f}) {nbytes / us / 1e3:6.0f} GB/s")
             cc[...] = 0
             ks[(256, 1)]((nvec // 256 + 1,), (256,), (cc, ca, cb, cp.uint64(nvec)))
             assert bool((cc == ca + cb).all()), "raw kernel result"
+            cc[...] = 0
+            adj[(128, 2)]((nvec // 256 + 1,), (128,), (cc, ca, cb, cp.uint64(nvec)))
+            assert bool((cc == ca + cb).all()), "raw adjacent kernel result"
 
 
 if __name__ == "__main__":
