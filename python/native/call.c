@@ -34,11 +34,25 @@ int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj) {
   return 0;
 }
 
+/* Whether one of the call's first `count` arrays names `producer`. */
+static int cb_call_saw_producer(const cb_call* c, uintptr_t producer, int count) {
+  for (int i = 0; i < count; i++) {
+    if (c->args[i].producer_stream == producer) return 1;
+  }
+  return 0;
+}
+
 cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) {
   cb_view* v = &c->args[c->count];
   uintptr_t consumer = c->capturing ? CB_STREAM_UNORDERED : c->stream_handle;
   if (cb_import(c->st, obj, name, writable, consumer, v) < 0) return NULL;
   c->count++;
+  /* One event orders the op after a producer's stream, however many of the
+   * call's arrays it wrote. */
+  uintptr_t producer = v->producer_stream;
+  if (producer != 0 && !cb_call_saw_producer(c, producer, c->count - 1) &&
+      cb_stream_order(c->st, producer == 1 ? 0 : producer, c->stream_handle) < 0)
+    return NULL;
   if (c->recording != NULL && PyList_Append(c->recording, obj) < 0) return NULL;
   return v;
 }
@@ -98,6 +112,22 @@ void cb_call_assume_device(cb_call* c) {
   (void)cubridge_assume_device(device);
 }
 
+/* Orders each foreign producer's stream after the op (an event on the op's
+ * stream, waited for there): its next kernels see what the op wrote, and its
+ * caching allocator reuses the memory only after the op. Should that fail, the
+ * op's stream is waited for instead: the op itself succeeded. */
+static void cb_call_hand_back(cb_call* c) {
+  for (int i = 0; i < c->count; i++) {
+    uintptr_t producer = c->args[i].producer_stream;
+    if (producer == 0 || cb_call_saw_producer(c, producer, i)) continue;
+    if (cb_stream_order(c->st, c->stream_handle, producer == 1 ? 0 : producer) < 0) {
+      PyErr_Clear();
+      (void)cubridge_stream_synchronize(c->stream);
+      return;
+    }
+  }
+}
+
 PyObject* cb_call_end(cb_call* c, cubridge_status status, cb_view* written, PyObject* value) {
   if (status == CUBRIDGE_OK && !c->capturing) {
     for (int i = 0; i < c->count; i++) {
@@ -105,6 +135,7 @@ PyObject* cb_call_end(cb_call* c, cubridge_status status, cb_view* written, PyOb
       if (v->array != NULL)
         cb_array_used(c->st, (cb_array*)v->array, c->stream_handle, c->stream, v == written);
     }
+    cb_call_hand_back(c);
   }
   cb_call_release(c);
   if (status != CUBRIDGE_OK) {

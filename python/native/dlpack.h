@@ -78,7 +78,7 @@ typedef struct DLManagedTensorVersioned {
 } DLManagedTensorVersioned;
 
 /* DLPack 1.2's C exchange table: a capsule named "dlpack_exchange_api" in the
- * type attribute __dlpack_c_exchange_api__. Only the entry cubridge calls is
+ * type attribute __dlpack_c_exchange_api__. Only the entries cubridge calls are
  * typed; the others keep their places as opaque function pointers. */
 typedef struct DLPackExchangeAPIHeader {
   DLPackVersion version;
@@ -89,13 +89,19 @@ typedef struct DLPackExchangeAPIHeader {
  * 0, or -1 with a Python exception set. */
 typedef int (*DLPackDLTensorFromPyObjectNoSync)(void* py_object, DLTensor* out);
 
+/* The producer's current stream for a device (what its own kernels run on):
+ * the consumer orders itself after it, since the fill above does not. 0, or -1
+ * with a Python exception set. */
+typedef int (*DLPackCurrentWorkStream)(int32_t device_type, int32_t device_id,
+                                       void** out_current_stream);
+
 typedef struct {
   DLPackExchangeAPIHeader header;
   void (*managed_tensor_allocator)(void);
   void (*managed_tensor_from_py_object_no_sync)(void);
   void (*managed_tensor_to_py_object_no_sync)(void);
   DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync; /* may be NULL */
-  void (*current_work_stream)(void);
+  DLPackCurrentWorkStream current_work_stream;                      /* may be NULL */
 } DLPackExchangeAPI;
 
 #define CB_DL_EXCHANGE_API "dlpack_exchange_api"

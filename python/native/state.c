@@ -144,6 +144,7 @@ int cb_state_traverse(cb_state* st, visitproc visit, void* arg) {
   for (int i = 0; i < CB_KW_COUNT; i++) Py_VISIT(st->keywords[i]);
   Py_VISIT(st->torch_strided);
   Py_VISIT(st->torch_tensor);
+  Py_VISIT(st->torch_current_stream);
   return 0;
 }
 
@@ -161,7 +162,9 @@ void cb_state_clear(cb_state* st) {
   for (int i = 0; i < CB_KW_COUNT; i++) Py_CLEAR(st->keywords[i]);
   Py_CLEAR(st->torch_strided);
   Py_CLEAR(st->torch_tensor);
+  Py_CLEAR(st->torch_current_stream);
   st->torch_dl_fill = NULL;
+  st->torch_work_stream = NULL;
   st->torch_ready = 0;
   st->numpy_new = 0;
   if (st->order_event != NULL) {

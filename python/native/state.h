@@ -77,6 +77,10 @@ typedef struct cb_state {
    * DLTensor for exact torch.Tensor instances; NULL: the attributes are read. */
   PyObject* torch_tensor;
   DLPackDLTensorFromPyObjectNoSync torch_dl_fill;
+  /* torch's current stream of a device: the exchange table's entry, else
+   * torch.cuda.current_stream (a function, NULL until a CUDA tensor needs it). */
+  DLPackCurrentWorkStream torch_work_stream;
+  PyObject* torch_current_stream;
   cubridge_event order_event; /* stream.c: producer -> consumer handshakes */
   /* cubridge.Stream, registered by _graph.py: its instances' handles are read
    * from their slot instead of through a Python-level __cuda_stream__ call. */

@@ -42,6 +42,7 @@ static int cb_torch_exchange_setup(cb_state* st, PyObject* torch) {
   /* The table lives as long as the process (DLPack's rule for producers). */
   if (api != NULL && api->header.version.major == 1 && api->header.version.minor >= 2) {
     st->torch_dl_fill = api->dltensor_from_py_object_no_sync;
+    st->torch_work_stream = api->current_work_stream;
   }
   Py_DECREF(capsule);
   PyErr_Clear();
@@ -190,4 +191,35 @@ int cb_import_torch(cb_state* st, PyObject* t, cb_view* v) {
   v->data = PyLong_AsVoidPtr(ptr);
   Py_DECREF(ptr);
   return v->data == NULL && PyErr_Occurred() ? -1 : 0;
+}
+
+/* torch.cuda.current_stream(device).cuda_stream, for a torch without the
+ * exchange table's entry. */
+static int cb_torch_current_stream_py(cb_state* st, int device, uintptr_t* handle) {
+  if (st->torch_current_stream == NULL) {
+    PyObject* cuda = PyImport_ImportModule("torch.cuda");
+    st->torch_current_stream = cuda ? PyObject_GetAttrString(cuda, "current_stream") : NULL;
+    Py_XDECREF(cuda);
+    if (st->torch_current_stream == NULL) return -1;
+  }
+  PyObject* stream = PyObject_CallFunction(st->torch_current_stream, "i", device);
+  PyObject* h = stream ? PyObject_GetAttrString(stream, "cuda_stream") : NULL;
+  Py_XDECREF(stream);
+  if (h == NULL) return -1;
+  *handle = (uintptr_t)PyLong_AsUnsignedLongLong(h);
+  Py_DECREF(h);
+  return PyErr_Occurred() ? -1 : 0;
+}
+
+int cb_torch_current_stream(cb_state* st, int device, uintptr_t* handle) {
+  *handle = 0;
+  if (st->torch_work_stream == NULL) return cb_torch_current_stream_py(st, device, handle);
+  void* stream = NULL;
+  if (st->torch_work_stream(kDLCUDA, device, &stream) != 0) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_RuntimeError, "torch did not say its current stream of device %d", device);
+    return -1;
+  }
+  *handle = (uintptr_t)stream;
+  return 0;
 }

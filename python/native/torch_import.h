@@ -12,8 +12,14 @@
  * torch's. */
 #define CB_TORCH_GENERIC (-2)
 
-/* Fills `v` from the tensor `obj` (kept alive in v->keep). Like torch's
- * __cuda_array_interface__ (version 2), a tensor names no stream. */
+/* Fills `v` from the tensor `obj` (kept alive in v->keep). Neither way says
+ * when the data is ready: the caller orders the op after torch's current
+ * stream (cb_torch_current_stream), as torch's __dlpack__(stream=) would. */
 int cb_import_torch(cb_state* st, PyObject* obj, cb_view* v);
+
+/* torch's current stream of CUDA device `device` (0: the legacy default
+ * stream): through the exchange table when torch has it (a C call), else
+ * torch.cuda.current_stream(device). -1 with an exception. */
+int cb_torch_current_stream(cb_state* st, int device, uintptr_t* handle);
 
 #endif /* CUBRIDGE_CEXT_TORCH_IMPORT_H_ */

@@ -22,6 +22,7 @@ void cb_view_init(cb_view* v, const char* name) {
   v->memory = CUBRIDGE_MEMORY_HOST;
   v->device = -1;
   v->readonly = 0;
+  v->producer_stream = 0;
   v->array = NULL;
   v->keep = NULL;
   v->has_buffer = 0;

@@ -27,6 +27,11 @@ typedef struct cb_view {
   int memory;    /* cubridge_memory: where the producer says the data lives */
   int device;    /* CUDA device index; -1 for host memory */
   int readonly;
+  /* A foreign producer's stream (torch's current, the one a CUDA array
+   * interface names) that is not the op's: the op was ordered after it, and it
+   * is ordered after the op (cb_call_end), so the producer's later work and
+   * allocator see the op's reads and writes done. 0: none. */
+  uintptr_t producer_stream;
   /* owners: what keeps the memory alive until cb_view_release */
   PyObject* array; /* a cubridge.Array argument (owned) */
   PyObject* keep;  /* any other object kept alive (owned) */

@@ -217,3 +217,62 @@ def test_closing_an_own_stream_waits_for_its_work(cai_only: Any) -> None:
     assert float(total) == 7.0 * N
     del x  # freed on the default stream: s is gone
     gc.collect()
+
+
+# Foreign producers' streams: torch tensors are ordered after torch's current stream
+# (as torch's __dlpack__(stream=) would order them), and a producer's stream (torch's
+# current one, the one a CUDA array interface names) is ordered after the op, so its
+# next kernels see what the op wrote. Each body runs once without the spin first: a
+# kernel's first launch loads its module and waits for the device, which would order
+# the streams by itself.
+
+
+def spin_on(stream: Any) -> None:
+    """Queues about 0.1 s of spinning on a torch stream."""
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(SLEEP_CYCLES // 10)
+
+
+def test_torch_current_stream_is_ordered_before_an_op() -> None:
+    s = torch.cuda.Stream()  # not blocking: only an event orders the default stream after it
+    for spin in (False, True):
+        with torch.cuda.stream(s):
+            x = torch.zeros(N, device="cuda")
+            if spin:
+                spin_on(s)
+            x.fill_(7.0)  # late on s
+            y = cubridge.add(x, x)  # on the default stream, after s's fill
+        cubridge.synchronize()
+        assert y.to_numpy()[[0, -1]].tolist() == [14.0, 14.0]
+
+
+def test_an_op_is_ordered_before_torchs_current_stream() -> None:
+    s = torch.cuda.Stream()
+    for spin in (False, True):
+        with torch.cuda.stream(s):
+            x = torch.full((N,), 3.0, device="cuda")
+            y = torch.zeros_like(x)
+        s.synchronize()
+        if spin:
+            spin_on(torch.cuda.default_stream())  # the op's stream starts late
+        with torch.cuda.stream(s):
+            cubridge.add(x, x, out=y)  # on the default stream
+            z = y + 1  # on s: after the op
+        s.synchronize()
+        assert z[[0, -1]].tolist() == [7.0, 7.0]
+
+
+def test_an_op_is_ordered_before_the_stream_a_cai_names(cai_only: Any) -> None:
+    p = cupy.cuda.Stream(non_blocking=True)
+    for spin in (False, True):
+        with p:
+            x = cupy.full(N, 3.0, dtype=cupy.float32)
+            y = cupy.zeros_like(x)
+        p.synchronize()
+        if spin:
+            spin_on(torch.cuda.default_stream())
+        with p:  # the interfaces name p
+            cubridge.add(cai_only(x), cai_only(x), out=cai_only(y))  # default stream
+            z = y + 1  # on p: after the op
+        p.synchronize()
+        assert z[[0, -1]].tolist() == [7.0, 7.0]
