@@ -276,3 +276,28 @@ def test_an_op_is_ordered_before_the_stream_a_cai_names(cai_only: Any) -> None:
             z = y + 1  # on p: after the op
         p.synchronize()
         assert z[[0, -1]].tolist() == [7.0, 7.0]
+
+
+def test_torch_without_the_exchange_table_is_ordered_the_same(child: Any) -> None:
+    # A torch older than 2.10 has no C exchange table: the tensor's attributes and
+    # torch.cuda.current_stream say the same. The table is removed in a child process.
+    r = child(
+        f"""
+import torch, cubridge
+if "__dlpack_c_exchange_api__" not in vars(torch.Tensor):
+    raise SystemExit("torch defines its exchange table where it cannot be removed")
+del torch.Tensor.__dlpack_c_exchange_api__
+s = torch.cuda.Stream()
+for spin in (False, True):
+    with torch.cuda.stream(s):
+        x = torch.zeros({N}, device="cuda")
+        if spin:
+            torch.cuda._sleep({SLEEP_CYCLES // 10})
+        x.fill_(7.0)
+        y = cubridge.add(x, x)
+    cubridge.synchronize()
+print(cubridge._native._fast_paths()["torch_exchange"], y.to_numpy()[-1])
+"""
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "14.0"]
