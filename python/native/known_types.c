@@ -3,22 +3,41 @@
 
 #include <string.h>
 
-static int cb_classify(PyTypeObject* type) {
+/* CB_KNOWN_* of `type`; *from_torch is set when its module is torch's. */
+static int cb_classify(PyTypeObject* type, int* from_torch) {
   PyObject* module = PyObject_GetAttrString((PyObject*)type, "__module__");
   PyObject* qualname = module ? PyType_GetQualName(type) : NULL;
   int known = CB_KNOWN_NONE;
+  *from_torch = 0;
   if (qualname != NULL && PyUnicode_Check(module)) {
     const char* m = PyUnicode_AsUTF8AndSize(module, NULL);
     const char* q = PyUnicode_AsUTF8AndSize(qualname, NULL);
     if (m != NULL && q != NULL) {
       if (strcmp(m, "numpy") == 0 && strcmp(q, "ndarray") == 0) known = CB_KNOWN_NUMPY;
       if (strcmp(m, "torch") == 0 && strcmp(q, "Tensor") == 0) known = CB_KNOWN_TORCH;
+      *from_torch = strcmp(m, "torch") == 0 || strncmp(m, "torch.", 6) == 0;
     }
   }
   Py_XDECREF(module);
   Py_XDECREF(qualname);
   PyErr_Clear();
   return known;
+}
+
+static int cb_stream_by(cb_state* st, PyTypeObject* type, int from_torch) {
+  PyObject* t = (PyObject*)type;
+  int by = CB_STREAM_BY_INSTANCE;
+  if (from_torch && PyObject_HasAttr(t, st->s_cuda_stream)) {
+    by = CB_STREAM_BY_CUDA_STREAM;
+  } else if (PyObject_HasAttr(t, st->s_cuda_stream_proto)) {
+    by = CB_STREAM_BY_PROTOCOL;
+  } else if (PyObject_HasAttr(t, st->s_ptr)) {
+    by = CB_STREAM_BY_PTR;
+  } else if (PyObject_HasAttr(t, st->s_cuda_stream)) {
+    by = CB_STREAM_BY_CUDA_STREAM;
+  }
+  PyErr_Clear();
+  return by;
 }
 
 static int cb_where_cai(cb_state* st, PyTypeObject* type) {
@@ -34,8 +53,10 @@ const cb_type_hint* cb_type_hint_of(cb_state* st, PyTypeObject* type) {
   for (int i = 0; i < CB_TYPE_HINTS; i++) {
     if (st->hints[i].type == type) return &st->hints[i];
   }
-  int known = cb_classify(type);
+  int from_torch;
+  int known = cb_classify(type, &from_torch);
   int cai = cb_where_cai(st, type);
+  int stream = cb_stream_by(st, type, from_torch);
   cb_type_hint* slot = &st->hints[st->next_hint];
   st->next_hint = (st->next_hint + 1) % CB_TYPE_HINTS;
   PyTypeObject* old = slot->type;
@@ -43,5 +64,6 @@ const cb_type_hint* cb_type_hint_of(cb_state* st, PyTypeObject* type) {
   Py_XDECREF((PyObject*)old);
   slot->known = known;
   slot->cai = cai;
+  slot->stream = stream;
   return slot;
 }

@@ -10,6 +10,17 @@
 
 enum { CB_KNOWN_NONE = 0, CB_KNOWN_NUMPY = 1, CB_KNOWN_TORCH = 2 };
 
+/* How a stream argument's type gives its handle, decided from the type's own
+ * attributes: the CUDA stream protocol, CuPy's .ptr, torch's .cuda_stream (a C
+ * getter, read in preference to torch's __cuda_stream__, which is Python
+ * calling it), or unknown (the instance is asked each time). */
+enum {
+  CB_STREAM_BY_INSTANCE = 0,
+  CB_STREAM_BY_PROTOCOL = 1,
+  CB_STREAM_BY_PTR = 2,
+  CB_STREAM_BY_CUDA_STREAM = 3
+};
+
 /* Where an instance's __cuda_array_interface__ can be: on its type (a property
  * or class attribute), only in its __dict__ (set per instance), or nowhere.
  * Asking an object for an attribute it lacks costs an AttributeError. */

@@ -100,6 +100,9 @@ int cb_state_init(cb_state* st) {
   CB_INTERN(s_stream, "stream");
   CB_INTERN(s_max_version, "max_version");
   CB_INTERN(s_handle, "_handle");
+  CB_INTERN(s_cuda_stream_proto, "__cuda_stream__");
+  CB_INTERN(s_ptr, "ptr");
+  CB_INTERN(s_cuda_stream, "cuda_stream");
 #undef CB_INTERN
   for (int i = 0; i < CB_KW_COUNT; i++) {
     if ((st->keywords[i] = PyUnicode_InternFromString(cb_keyword_text(i))) == NULL) return -1;
@@ -109,7 +112,7 @@ int cb_state_init(cb_state* st) {
 }
 
 /* The state's own references, for traverse and clear. */
-#define CB_NUM_REFS 18
+#define CB_NUM_REFS 21
 static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
   PyObject** all[CB_NUM_REFS] = {(PyObject**)&st->array_type,
                                  &st->error_base,
@@ -126,6 +129,9 @@ static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
                                  &st->s_stream,
                                  &st->s_max_version,
                                  &st->s_handle,
+                                 &st->s_cuda_stream_proto,
+                                 &st->s_ptr,
+                                 &st->s_cuda_stream,
                                  &st->max_version,
                                  &st->recording,
                                  (PyObject**)&st->stream_type};

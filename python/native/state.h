@@ -27,6 +27,7 @@ typedef struct cb_type_hint {
   PyTypeObject* type; /* owned */
   int known;          /* CB_KNOWN_* */
   int cai;            /* CB_CAI_*: where __cuda_array_interface__ may be found */
+  int stream;         /* CB_STREAM_BY_*: how its instances give a stream handle */
 } cb_type_hint;
 #define CB_TYPE_HINTS 8
 #define CB_TORCH_NAMES 10
@@ -63,6 +64,9 @@ typedef struct cb_state {
   PyObject* s_stream;
   PyObject* s_max_version;
   PyObject* s_handle;              /* "_handle", a cubridge.Stream's slot */
+  PyObject* s_cuda_stream_proto;   /* "__cuda_stream__" */
+  PyObject* s_ptr;                 /* "ptr" (CuPy's streams) */
+  PyObject* s_cuda_stream;         /* "cuda_stream" (torch's streams) */
   PyObject* max_version;           /* (1, 0) */
   PyObject* keywords[CB_KW_COUNT]; /* the ops' parameter names (signature.h) */
   cb_type_hint hints[CB_TYPE_HINTS];

@@ -3,6 +3,7 @@
 
 #include "backend.h"
 #include "errors.h"
+#include "known_types.h"
 
 static int cb_handle_from_int(PyObject* obj, uintptr_t* handle) {
   unsigned long long v = PyLong_AsUnsignedLongLong(obj);
@@ -36,17 +37,24 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
   if (PyLong_Check(obj)) return cb_handle_from_int(obj, handle);
   if (st->stream_type != NULL && Py_IS_TYPE(obj, st->stream_type))
     return cb_own_stream_handle(st, obj, handle);
+  int by = cb_type_hint_of(st, Py_TYPE(obj))->stream;
+  if (by == CB_STREAM_BY_INSTANCE) { /* set on the instance, if anywhere */
+    by = PyObject_HasAttr(obj, st->s_cuda_stream_proto) ? CB_STREAM_BY_PROTOCOL
+         : PyObject_HasAttr(obj, st->s_ptr)             ? CB_STREAM_BY_PTR
+         : PyObject_HasAttr(obj, st->s_cuda_stream)     ? CB_STREAM_BY_CUDA_STREAM
+                                                        : CB_STREAM_BY_INSTANCE;
+  }
   PyObject* v = NULL;
-  if (PyObject_HasAttrString(obj, "__cuda_stream__")) {
+  if (by == CB_STREAM_BY_PROTOCOL) {
     /* CUDA stream protocol: __cuda_stream__() -> (version, handle). */
-    PyObject* t = PyObject_CallMethod(obj, "__cuda_stream__", NULL);
+    PyObject* t = PyObject_CallMethodObjArgs(obj, st->s_cuda_stream_proto, NULL);
     if (t == NULL) return -1;
     if (PyTuple_Check(t) && PyTuple_Size(t) == 2) v = Py_NewRef(PyTuple_GetItem(t, 1));
     Py_DECREF(t);
-  } else if (PyObject_HasAttrString(obj, "ptr")) { /* CuPy */
-    v = PyObject_GetAttrString(obj, "ptr");
-  } else if (PyObject_HasAttrString(obj, "cuda_stream")) { /* torch */
-    v = PyObject_GetAttrString(obj, "cuda_stream");
+  } else if (by == CB_STREAM_BY_PTR) { /* CuPy */
+    v = PyObject_GetAttr(obj, st->s_ptr);
+  } else if (by == CB_STREAM_BY_CUDA_STREAM) { /* torch */
+    v = PyObject_GetAttr(obj, st->s_cuda_stream);
   } else {
     cb_type_error("stream",
                   "None, an int cudaStream_t, or an object with __cuda_stream__, .ptr or "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
@@ -184,8 +185,38 @@ def test_stream_arguments_are_accepted() -> None:
         def __cuda_stream__(self) -> tuple[int, int]:
             return (0, 0)
 
-    for s in (None, 0, CupyLike(), TorchLike(), Protocol()):
+    on_instance = types.SimpleNamespace(__cuda_stream__=lambda: (0, 0))
+    for s in (None, 0, CupyLike(), TorchLike(), Protocol(), on_instance):
         np.testing.assert_array_equal(cubridge.add(a, a, stream=s), 2 * a)
         assert cubridge.sum(a, stream=s) == 4.0
     cubridge.synchronize()
     cubridge.synchronize(0)
+
+
+def test_stream_arguments_say_what_is_wrong() -> None:
+    a = np.ones(4, np.float32)
+
+    class Both:  # the protocol comes first
+        ptr = "not a handle"
+
+        def __cuda_stream__(self) -> tuple[int, int]:
+            return (0, 0)
+
+    assert cubridge.sum(a, stream=Both()) == 4.0
+    with pytest.raises(TypeError, match="stream must be None, an int cudaStream_t"):
+        cubridge.sum(a, stream="s")
+    with pytest.raises(TypeError, match="its handle is not an int"):
+        cubridge.sum(a, stream=types.SimpleNamespace(ptr=1.5))
+    with pytest.raises(ValueError, match="non-negative cudaStream_t"):
+        cubridge.sum(a, stream=-1)
+
+
+def test_torch_streams_are_read_from_their_cuda_stream_getter() -> None:
+    class Stream:  # as torch.cuda.Stream: a C getter, and a Python protocol calling it
+        cuda_stream = 0
+
+        def __cuda_stream__(self) -> tuple[int, int]:
+            raise AssertionError("torch's stream was read through its Python protocol")
+
+    Stream.__module__ = "torch.cuda.streams"
+    assert cubridge.sum(np.ones(4, np.float32), stream=Stream()) == 4.0
