@@ -18,6 +18,12 @@ Arrays on two devices in one call are an :class:`InvalidArgumentError` naming bo
 ``stream``: ``None`` (default stream), an int ``cudaStream_t``, or an object with
 ``__cuda_stream__``, ``.ptr`` (CuPy) or ``.cuda_stream`` (torch). Device work is
 asynchronous on that stream; host work and reductions return when done.
+
+Other libraries' arrays are ordered by events, never by a device-wide synchronisation:
+the op waits for the stream their producer names (a CUDA array interface's ``stream``;
+torch's current stream for a torch tensor; DLPack producers are asked with
+``__dlpack__(stream=)``), and the interface's or torch's stream then waits for the op, so
+their next kernels see its result. When that stream is the op's stream, nothing is done.
 """
 
 from __future__ import annotations
