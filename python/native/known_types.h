@@ -2,7 +2,8 @@
  * NumPy's ndarray (always host memory: no __dlpack_device__ question) and
  * torch's Tensor (read through its C accessors instead of the
  * __cuda_array_interface__ property, which torch computes in Python on every
- * access). Recognised by name at first sight, then by type in a small cache. */
+ * access); and how a stream argument's type gives its handle. Recognised by
+ * name and attributes at first sight, then by type in a small cache. */
 #ifndef CUBRIDGE_CEXT_KNOWN_TYPES_H_
 #define CUBRIDGE_CEXT_KNOWN_TYPES_H_
 
