@@ -212,8 +212,8 @@ static PyObject* cb_graph_close(PyObject* m, PyObject* capsule) {
   return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
-/* cubridge.Stream registers its class once, so that ops read a Stream's
- * handle from its slot (stream.c). */
+/* cubridge.Stream registers its class once (before any instance exists), so
+ * that ops read a Stream's handle from its slot (known_types.c). */
 static PyObject* cb_stream_type(PyObject* m, PyObject* type) {
   if (!PyType_Check(type)) return cb_type_error("type", "a class", type);
   cb_state* st = cb_state_of_module(m);

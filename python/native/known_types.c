@@ -26,6 +26,7 @@ static int cb_classify(PyTypeObject* type, int* from_torch) {
 
 static int cb_stream_by(cb_state* st, PyTypeObject* type, int from_torch) {
   PyObject* t = (PyObject*)type;
+  if (type == st->stream_type) return CB_STREAM_BY_SLOT;
   int by = CB_STREAM_BY_INSTANCE;
   if (from_torch && PyObject_HasAttr(t, st->s_cuda_stream)) {
     by = CB_STREAM_BY_CUDA_STREAM;

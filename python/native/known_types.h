@@ -14,12 +14,14 @@ enum { CB_KNOWN_NONE = 0, CB_KNOWN_NUMPY = 1, CB_KNOWN_TORCH = 2 };
 /* How a stream argument's type gives its handle, decided from the type's own
  * attributes: the CUDA stream protocol, CuPy's .ptr, torch's .cuda_stream (a C
  * getter, read in preference to torch's __cuda_stream__, which is Python
- * calling it), or unknown (the instance is asked each time). */
+ * calling it), cubridge.Stream's _handle slot (None once closed), or unknown
+ * (the instance is asked each time). */
 enum {
   CB_STREAM_BY_INSTANCE = 0,
   CB_STREAM_BY_PROTOCOL = 1,
   CB_STREAM_BY_PTR = 2,
-  CB_STREAM_BY_CUDA_STREAM = 3
+  CB_STREAM_BY_CUDA_STREAM = 3,
+  CB_STREAM_BY_SLOT = 4
 };
 
 /* Where an instance's __cuda_array_interface__ can be: on its type (a property

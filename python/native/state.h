@@ -87,7 +87,8 @@ typedef struct cb_state {
   PyObject* torch_current_stream;
   cubridge_event order_event; /* stream.c: producer -> consumer handshakes */
   /* cubridge.Stream, registered by _graph.py: its instances' handles are read
-   * from their slot instead of through a Python-level __cuda_stream__ call. */
+   * from their slot instead of through a Python-level __cuda_stream__ call
+   * (known_types.c, CB_STREAM_BY_SLOT). */
   PyTypeObject* stream_type;
   /* graph.c: while a cubridge.Stream records, the objects its ops used (a
    * list, kept alive by the Graph) and the stream's handle; NULL otherwise. */

@@ -15,28 +15,10 @@ static int cb_handle_from_int(PyObject* obj, uintptr_t* handle) {
   return 0;
 }
 
-/* A cubridge.Stream's handle from its slot (None once closed), as its
- * __cuda_stream__ would give it without a Python-level call. */
-static int cb_own_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
-  PyObject* v = PyObject_GetAttr(obj, st->s_handle);
-  if (v == NULL) return -1;
-  int rc = 0;
-  if (v == Py_None) {
-    PyErr_SetString(PyExc_ValueError, "the cubridge stream is closed");
-    rc = -1;
-  } else {
-    rc = cb_handle_from_int(v, handle);
-  }
-  Py_DECREF(v);
-  return rc;
-}
-
 int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
   *handle = 0;
   if (obj == NULL || obj == Py_None) return 0;
   if (PyLong_Check(obj)) return cb_handle_from_int(obj, handle);
-  if (st->stream_type != NULL && Py_IS_TYPE(obj, st->stream_type))
-    return cb_own_stream_handle(st, obj, handle);
   int by = cb_type_hint_of(st, Py_TYPE(obj))->stream;
   if (by == CB_STREAM_BY_INSTANCE) { /* set on the instance, if anywhere */
     by = PyObject_HasAttr(obj, st->s_cuda_stream_proto) ? CB_STREAM_BY_PROTOCOL
@@ -55,6 +37,13 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
     v = PyObject_GetAttr(obj, st->s_ptr);
   } else if (by == CB_STREAM_BY_CUDA_STREAM) { /* torch */
     v = PyObject_GetAttr(obj, st->s_cuda_stream);
+  } else if (by == CB_STREAM_BY_SLOT) { /* cubridge.Stream: no Python-level call */
+    v = PyObject_GetAttr(obj, st->s_handle);
+    if (v == Py_None) {
+      Py_DECREF(v);
+      PyErr_SetString(PyExc_ValueError, "the cubridge stream is closed");
+      return -1;
+    }
   } else {
     cb_type_error("stream",
                   "None, an int cudaStream_t, or an object with __cuda_stream__, .ptr or "
