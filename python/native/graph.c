@@ -89,7 +89,7 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   cubridge_stream s = (cubridge_stream)cb_box_take(capsule, &cb_stream_kind);
   if (s == NULL) Py_RETURN_NONE; /* closed by another thread meanwhile */
   status = cubridge_stream_destroy(s);
-  return cb_none_or_raise(cb_state_of_module(m), status);
+  return cb_none_or_raise(st, status);
 }
 
 static PyObject* cb_stream_begin_capture(PyObject* m, PyObject* capsule) {
@@ -202,7 +202,7 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
     }
   }
   cb_stream_release(s);
-  return cb_none_or_raise(cb_state_of_module(m), status);
+  return cb_none_or_raise(st, status);
 }
 
 static PyObject* cb_graph_close(PyObject* m, PyObject* capsule) {

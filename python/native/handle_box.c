@@ -1,6 +1,8 @@
 /* Capsules holding C library handles (handle_box.h). */
 #include "handle_box.h"
 
+#include "errors.h"
+
 typedef struct {
   void* handle; /* NULL once closed */
   const cb_box_kind* kind;
@@ -31,11 +33,9 @@ PyObject* cb_box_wrap(const cb_box_kind* kind, void* handle) {
 
 static cb_box* cb_box_of(PyObject* obj, const cb_box_kind* kind) {
   if (!PyCapsule_IsValid(obj, kind->capsule)) {
-    PyObject* type = PyType_GetName(Py_TYPE(obj));
-    if (type != NULL) {
-      PyErr_Format(PyExc_TypeError, "%s must be a %s, got %U", kind->arg, kind->what, type);
-      Py_DECREF(type);
-    }
+    char wanted[64];
+    PyOS_snprintf(wanted, sizeof wanted, "a %s", kind->what);
+    cb_type_error(kind->arg, wanted, obj);
     return NULL;
   }
   return (cb_box*)PyCapsule_GetPointer(obj, kind->capsule);

@@ -46,10 +46,9 @@ static PyObject* cb_get_cai(const cb_state* st, PyObject* obj, int where) {
 
 /* Names a foreign producer's stream (0 or 1: the legacy default stream) that
  * the op's stream must be ordered after, and back (call.c). */
-static int cb_after_producer(uintptr_t producer, uintptr_t stream, cb_view* v) {
+static void cb_after_producer(uintptr_t producer, uintptr_t stream, cb_view* v) {
   if (stream != CB_STREAM_UNORDERED && cb_norm_stream(producer) != cb_norm_stream(stream))
     v->producer_stream = cb_norm_stream(producer);
-  return 0;
 }
 
 static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t stream, cb_view* v) {
@@ -84,7 +83,8 @@ static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t st
       /* torch's kernels that wrote the tensor ran on its current stream. */
       uintptr_t producer;
       if (cb_torch_current_stream(st, v->device, &producer) < 0) return -1;
-      return cb_after_producer(producer, stream, v);
+      cb_after_producer(producer, stream, v);
+      return 0;
     }
     default:
       break;
@@ -115,7 +115,8 @@ static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t st
         return -1;
       }
       /* v3: the producer's stream must be done with the data before we use it. */
-      return producer == 0 ? 0 : cb_after_producer(producer, stream, v);
+      if (producer != 0) cb_after_producer(producer, stream, v);
+      return 0;
     }
   } else if (has_buffer) {
     /* NumPy also has __dlpack_device__; a buffer of device memory (a
