@@ -73,6 +73,11 @@ cudaError_t stream_device(cudaStream_t s, int* device) {
 #endif
 }
 
+cubridge_status enter_stream_device(const char* fn, cubridge_stream s, DeviceGuard* guard) {
+  if (s == nullptr || s->device < 0 || !default_stream(s->stream)) return CUBRIDGE_OK;
+  return guard->enter(fn, s->device);
+}
+
 }  // namespace cubridge
 
 extern "C" {
@@ -143,17 +148,39 @@ cubridge_status create_stream(const char* fn, int device, cubridge_stream* strea
   return CUBRIDGE_OK;
 }
 
-// The device of a wrapped stream, or -1 (follow the current device) for the
-// default-stream handles and for a stream that records a graph: asking for
-// its device is refused then, and would end the recording.
+// The device of a caller's stream (not a default one), or -1 (follow the
+// current device) while it records a graph: asking for its device is refused
+// then, and would end the recording.
 cubridge_status foreign_stream_device(const char* fn, cubridge_stream w, int* device) {
   *device = -1;
   cudaStream_t s = w->stream;
-  if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return CUBRIDGE_OK;
   CUBRIDGE_TRY(cuda_ready(fn));
   bool recording = false;
   CUBRIDGE_CUDA(fn, stream_recording(w, &recording));
   if (!recording) CUBRIDGE_CUDA(fn, stream_device(s, device));
+  return CUBRIDGE_OK;
+}
+
+// A wrapper of `handle` (cubridge_stream_from_handle[_on]): a stream of this
+// library's carries its registered device, a default-stream handle `device`
+// (-1: follow the current device), any other the device CUDA names.
+cubridge_status wrap_handle(const char* fn, uintptr_t handle, int device, cubridge_stream* stream) {
+  if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
+  *stream = nullptr;
+  cudaStream_t s = on_cpu() ? nullptr : reinterpret_cast<cudaStream_t>(handle);
+  int dev = -1;
+  const bool ours = registered_stream(s, &dev);
+  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false, dev, ours};
+  if (!w) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  if (!on_cpu() && !ours) {
+    if (default_stream(s)) {
+      w->device = device;
+    } else if (cubridge_status st = foreign_stream_device(fn, w, &w->device); st != CUBRIDGE_OK) {
+      delete w;
+      return st;
+    }
+  }
+  *stream = w;
   return CUBRIDGE_OK;
 }
 
@@ -221,30 +248,24 @@ CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
   CUBRIDGE_TRY(cuda_ready(fn));
   // An event never recorded has no work to wait for (as in CUDA).
   if (!event->recorded) return CUBRIDGE_OK;
+  DeviceGuard guard;
+  CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
   CUBRIDGE_CUDA(fn, cudaStreamWaitEvent(raw_stream(stream), event->event, 0));
   return CUBRIDGE_OK;
 }
 
 CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle,
                                                          cubridge_stream* stream) {
-  const char* fn = "cubridge_stream_from_handle";
   clear_error();
-  if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
-  *stream = nullptr;
-  cudaStream_t s = on_cpu() ? nullptr : reinterpret_cast<cudaStream_t>(handle);
-  int device = -1;
-  const bool ours = registered_stream(s, &device);
-  cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, false, device, ours};
-  if (!w) return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  if (!ours) {
-    cubridge_status st = foreign_stream_device(fn, w, &w->device);
-    if (st != CUBRIDGE_OK) {
-      delete w;
-      return st;
-    }
-  }
-  *stream = w;
-  return CUBRIDGE_OK;
+  return wrap_handle("cubridge_stream_from_handle", handle, -1, stream);
+}
+
+CUBRIDGE_API cubridge_status cubridge_stream_from_handle_on(uintptr_t handle, int device,
+                                                            cubridge_stream* stream) {
+  const char* fn = "cubridge_stream_from_handle_on";
+  clear_error();
+  if (device != -1) CUBRIDGE_TRY(check_device_index(fn, "device", device));
+  return wrap_handle(fn, handle, device, stream);
 }
 
 CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream) {
@@ -267,6 +288,8 @@ CUBRIDGE_API cubridge_status cubridge_stream_synchronize(cubridge_stream stream)
   clear_error();
   if (on_cpu()) return CUBRIDGE_OK;
   CUBRIDGE_TRY(cuda_ready(fn));
+  DeviceGuard guard;
+  CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
   CUBRIDGE_CUDA(fn, cudaStreamSynchronize(raw_stream(stream)));
   return CUBRIDGE_OK;
 }
@@ -324,8 +347,9 @@ CUBRIDGE_API cubridge_status cubridge_event_record(cubridge_event event, cubridg
     // stream's device first (its earlier record is then forgotten).
     int dev = stream ? stream->device : -1;
     if (dev < 0) CUBRIDGE_TRY(current_device(fn, &dev));
+    DeviceGuard guard;
+    CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
     if (dev != event->device) {
-      DeviceGuard guard;
       CUBRIDGE_TRY(guard.enter(fn, dev));
       cudaEvent_t e = nullptr;
       CUBRIDGE_CUDA(fn, cudaEventCreate(&e));

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "cubridge/cubridge.h"
+#include "devices.h"
 
 struct cubridge_stream_s {
   cudaStream_t stream;  // nullptr on the CPU backend
@@ -27,6 +28,18 @@ struct cubridge_event_s {
 namespace cubridge {
 
 inline cudaStream_t raw_stream(cubridge_stream s) { return s ? s->stream : nullptr; }
+
+// The handles CUDA reads as a default stream of the current device: NULL and
+// cudaStreamLegacy (the legacy one), cudaStreamPerThread.
+inline bool default_stream(cudaStream_t s) {
+  return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread;
+}
+
+// Makes the device that a wrapper of a default stream names current for the
+// guard's life (cubridge_stream_from_handle_on): CUDA reads that handle on the
+// current device. Other streams, and wrappers that follow the current device,
+// leave it alone.
+cubridge_status enter_stream_device(const char* fn, cubridge_stream s, DeviceGuard* guard);
 
 // The device a CUDA stream belongs to: cudaStreamGetDevice (CUDA >= 12.8), or,
 // built with an older runtime (CUDA 12.4), the device of the stream's context

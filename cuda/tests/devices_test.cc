@@ -540,6 +540,42 @@ TEST(Streams, StreamOfADeviceAndWaitEvent) {
   EXPECT_EQ(cubridge_stream_destroy(consumer), CUBRIDGE_OK);
 }
 
+// A default-stream handle wrapped for a device names that device's default
+// stream, whichever device is current (how Python orders work on the arrays
+// of another device); ops, events and synchronisation all take it.
+TEST(Streams, DefaultStreamOfADevice) {
+  cubridge_stream w = nullptr;
+  EXPECT_EQ(cubridge_stream_from_handle_on(0, 0, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(cubridge_stream_from_handle_on(0, 99, &w), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(cubridge_last_error(), "'device' = 99")) << cubridge_last_error();
+  EXPECT_EQ(w, nullptr);
+  const size_t n = 1 << 20;
+  void* buf = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, 0, nullptr, &buf), CUBRIDGE_OK);
+  cubridge_event ev = nullptr;
+  ASSERT_EQ(cubridge_event_create(&ev), CUBRIDGE_OK);
+  for (uintptr_t handle : {0, 1, 2}) {
+    ASSERT_EQ(cubridge_stream_from_handle_on(handle, 0, &w), CUBRIDGE_OK) << cubridge_last_error();
+    int dev = -1;
+    ASSERT_EQ(cubridge_stream_device(w, &dev), CUBRIDGE_OK);
+    EXPECT_EQ(dev, 0) << "handle " << handle;
+    uintptr_t back = 99;
+    ASSERT_EQ(cubridge_stream_handle(w, &back), CUBRIDGE_OK);
+    EXPECT_EQ(back, OnCuda() ? handle : 0) << "the wrapper keeps the handle it was given";
+    ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, double(handle + 1), buf, n, w), CUBRIDGE_OK)
+        << cubridge_last_error();
+    ASSERT_EQ(cubridge_event_record(ev, w), CUBRIDGE_OK) << cubridge_last_error();
+    ASSERT_EQ(cubridge_stream_wait_event(w, ev), CUBRIDGE_OK) << cubridge_last_error();
+    ASSERT_EQ(cubridge_stream_synchronize(w), CUBRIDGE_OK) << cubridge_last_error();
+    double sum = 0;
+    ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, buf, n, &sum, w), CUBRIDGE_OK);
+    EXPECT_EQ(sum, double(handle + 1) * n) << "handle " << handle;
+    EXPECT_EQ(cubridge_stream_destroy(w), CUBRIDGE_OK);
+  }
+  EXPECT_EQ(cubridge_event_destroy(ev), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, buf, nullptr), CUBRIDGE_OK);
+}
+
 // ---- assume_device ------------------------------------------------------------------
 
 TEST(AssumeDevice, ClearedByTheNextOpWhateverItsOutcome) {
@@ -697,6 +733,42 @@ TEST(MultiGpu, MixedDevicesAndForeignStreamsRefused) {
   EXPECT_EQ(cubridge_stream_destroy(s1), CUBRIDGE_OK);
   EXPECT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK);
   EXPECT_EQ(Stats(1).reserved_bytes, 0u);
+}
+
+// With device 0 current, a wrapper of device 1's default stream records its
+// events there, where ops on device 1's arrays given no stream run: events
+// around long work on device 1 are that work apart (device 0's default
+// stream, idle, would put them microseconds apart).
+TEST(MultiGpu, DefaultStreamOfAnotherDevice) {
+  NEED_TWO_GPUS();
+  const size_t n = size_t(1) << 26;  // 256 MiB of float: a scale takes 0.1 ms or more
+  void* a = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, 1, nullptr, &a), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 1.0, a, n, nullptr), CUBRIDGE_OK);
+  cubridge_stream d1 = nullptr;
+  ASSERT_EQ(cubridge_stream_from_handle_on(0, 1, &d1), CUBRIDGE_OK) << cubridge_last_error();
+  cubridge_event start = nullptr, end = nullptr;
+  ASSERT_EQ(cubridge_event_create(&start), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_event_create(&end), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_event_record(start, d1), CUBRIDGE_OK) << cubridge_last_error();
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_EQ(cubridge_scale(CUBRIDGE_FLOAT32, 1.0, a, n, nullptr), CUBRIDGE_OK);
+  }
+  ASSERT_EQ(cubridge_event_record(end, d1), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_event_synchronize(end), CUBRIDGE_OK);
+  float ms = 0;
+  ASSERT_EQ(cubridge_event_elapsed_ms(start, end, &ms), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_GT(ms, 1.0f) << "the events did not bracket the 50 scales on device 1";
+  // Waits queued on it, and its synchronisation, reach device 1 too.
+  ASSERT_EQ(cubridge_stream_wait_event(d1, end), CUBRIDGE_OK) << cubridge_last_error();
+  ASSERT_EQ(cubridge_stream_synchronize(d1), CUBRIDGE_OK) << cubridge_last_error();
+  int cur = -1;
+  ASSERT_EQ(cubridge_get_device(&cur), CUBRIDGE_OK);
+  EXPECT_EQ(cur, 0) << "the wrapper left the caller on device " << cur;
+  EXPECT_EQ(cubridge_event_destroy(start), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_event_destroy(end), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_stream_destroy(d1), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, a, nullptr), CUBRIDGE_OK);
 }
 
 // While a stream records a graph, cubridge_stream_is_capturing says so and an

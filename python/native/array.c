@@ -108,8 +108,15 @@ int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consum
   if (!for_host && cb_norm_stream(self->write_stream) == cb_norm_stream(consumer)) return 0;
   if (cb_array_flush(st, self) < 0) return -1;
   /* A write on another stream was marked then; one on the default stream is
-   * marked now (the default stream always exists). */
-  if (self->write_stream == 0 && cb_array_mark(st, self, 0, NULL) < 0) return -1;
+   * marked now (the default stream always exists), on the default stream of
+   * the Array's device, whichever device is current. */
+  if (self->write_stream == 0) {
+    cubridge_stream s;
+    if (cb_stream_from_handle(st, 0, self->device, &s) < 0) return -1;
+    int rc = cb_array_mark(st, self, 0, s);
+    cb_stream_release(s);
+    if (rc < 0) return -1;
+  }
   cubridge_status status;
   cubridge_event event = self->event;
   if (for_host) {
@@ -119,7 +126,7 @@ int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consum
     if (status == CUBRIDGE_OK) self->pending = 0;
   } else {
     cubridge_stream s;
-    if (cb_stream_from_handle(st, consumer, &s) < 0) return -1;
+    if (cb_stream_from_handle(st, consumer, self->device, &s) < 0) return -1;
     status = cubridge_stream_wait_event(s, event);
     cb_stream_release(s);
   }
@@ -274,18 +281,19 @@ static int cb_array_free_on_own_stream(cb_array* self) {
 void cb_array_free_memory(cb_array* self) {
   if (self->ptr != NULL && !cb_array_free_on_own_stream(self)) {
     /* The block goes back to the pool on the default stream of its device;
-     * uses on other streams, covered by the event, come first: the default
-     * stream waits for the event when it is this thread's device, else the
-     * host waits for it (never for the whole device). Nothing can be raised
-     * from a destructor: failures are lost. */
+     * uses on other streams, covered by the event, come first: that default
+     * stream waits for the event (whichever device is current), or, should
+     * that fail, the host does (never for the whole device). Nothing can be
+     * raised from a destructor: failures are lost. */
     if (self->event_live && self->event_stream != 0) {
-      int current = -1;
-      if (cubridge_get_device(&current) != CUBRIDGE_OK || current != self->device ||
-          cubridge_stream_wait_event(NULL, self->event) != CUBRIDGE_OK) {
+      cubridge_stream home = NULL;
+      if (cubridge_stream_from_handle_on(0, self->device, &home) != CUBRIDGE_OK ||
+          cubridge_stream_wait_event(home, self->event) != CUBRIDGE_OK) {
         Py_BEGIN_ALLOW_THREADS;
         (void)cubridge_event_synchronize(self->event);
         Py_END_ALLOW_THREADS;
       }
+      cb_stream_release(home);
     }
     (void)cubridge_free_async(self->kind, self->ptr, NULL);
     self->ptr = NULL;

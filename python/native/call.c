@@ -19,7 +19,7 @@ int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj) {
   c->capturing = 0;
   c->recording = NULL;
   if (cb_stream_handle(st, stream_obj, &c->stream_handle) < 0) return -1;
-  if (cb_stream_from_handle(st, c->stream_handle, &c->stream) < 0) return -1;
+  if (cb_stream_from_handle(st, c->stream_handle, -1, &c->stream) < 0) return -1;
   /* The default streams (0, legacy 1) cannot record: no query for them. */
   if (c->stream_handle <= 1 || !cb_on_cuda(st)) return 0;
   cubridge_status status = cubridge_stream_is_capturing(c->stream, &c->capturing);
@@ -51,7 +51,7 @@ cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) 
    * call's arrays it wrote. */
   uintptr_t producer = v->producer_stream;
   if (producer != 0 && !cb_call_saw_producer(c, producer, c->count - 1) &&
-      cb_stream_order(c->st, producer == 1 ? 0 : producer, c->stream_handle) < 0)
+      cb_stream_order(c->st, producer == 1 ? 0 : producer, c->stream_handle, v->device) < 0)
     return NULL;
   if (c->recording != NULL && PyList_Append(c->recording, obj) < 0) return NULL;
   return v;
@@ -120,7 +120,8 @@ static void cb_call_hand_back(cb_call* c) {
   for (int i = 0; i < c->count; i++) {
     uintptr_t producer = c->args[i].producer_stream;
     if (producer == 0 || cb_call_saw_producer(c, producer, i)) continue;
-    if (cb_stream_order(c->st, c->stream_handle, producer == 1 ? 0 : producer) < 0) {
+    if (cb_stream_order(c->st, c->stream_handle, producer == 1 ? 0 : producer, c->args[i].device) <
+        0) {
       PyErr_Clear();
       (void)cubridge_stream_synchronize(c->stream);
       return;

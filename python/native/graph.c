@@ -181,7 +181,8 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
   if (g == NULL) return NULL;
   uintptr_t handle = 0;
   cubridge_stream s = NULL;
-  if (cb_stream_handle(st, stream_obj, &handle) < 0 || cb_stream_from_handle(st, handle, &s) < 0)
+  if (cb_stream_handle(st, stream_obj, &handle) < 0 ||
+      cb_stream_from_handle(st, handle, -1, &s) < 0)
     return NULL;
   Py_ssize_t n = PyList_Size(used);
   for (Py_ssize_t i = 0; i < n; i++) {

@@ -70,7 +70,7 @@ static PyObject* cb_mod_synchronize(PyObject* m, PyObject* args) {
     Py_END_ALLOW_THREADS;
   } else {
     cubridge_stream s;
-    if (cb_stream_from_handle(st, handle, &s) < 0) return NULL;
+    if (cb_stream_from_handle(st, handle, -1, &s) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS;
     status = cubridge_stream_synchronize(s);
     Py_END_ALLOW_THREADS;

@@ -61,10 +61,10 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
   return rc;
 }
 
-int cb_stream_from_handle(cb_state* st, uintptr_t handle, cubridge_stream* stream) {
+int cb_stream_from_handle(cb_state* st, uintptr_t handle, int device, cubridge_stream* stream) {
   *stream = NULL;
-  if (handle == 0) return 0;
-  cubridge_status status = cubridge_stream_from_handle(handle, stream);
+  if (handle == 0 && device < 0) return 0;
+  cubridge_status status = cubridge_stream_from_handle_on(handle, device, stream);
   if (status != CUBRIDGE_OK) {
     cb_raise_status(st, status);
     return -1;
@@ -76,7 +76,7 @@ void cb_stream_release(cubridge_stream stream) {
   if (stream != NULL) cubridge_stream_destroy(stream); /* frees the wrapper only */
 }
 
-int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer) {
+int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer, int device) {
   if (consumer == CB_STREAM_UNORDERED || cb_norm_stream(producer) == cb_norm_stream(consumer) ||
       !cb_on_cuda(st))
     return 0;
@@ -85,8 +85,8 @@ int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer) {
   cubridge_stream p = NULL, c = NULL;
   cubridge_status status = CUBRIDGE_OK;
   if (st->order_event == NULL) status = cubridge_event_create(&st->order_event);
-  if (status == CUBRIDGE_OK && cb_stream_from_handle(st, producer, &p) < 0) return -1;
-  if (status == CUBRIDGE_OK && cb_stream_from_handle(st, consumer, &c) < 0) {
+  if (status == CUBRIDGE_OK && cb_stream_from_handle(st, producer, device, &p) < 0) return -1;
+  if (status == CUBRIDGE_OK && cb_stream_from_handle(st, consumer, device, &c) < 0) {
     cb_stream_release(p);
     return -1;
   }

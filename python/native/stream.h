@@ -8,13 +8,17 @@
  * with __cuda_stream__, .ptr (CuPy) or .cuda_stream (torch). Sets *handle (0:
  * the default stream). */
 int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle);
-/* A cubridge_stream wrapping `handle` (NULL for 0); release it after use. */
-int cb_stream_from_handle(cb_state* st, uintptr_t handle, cubridge_stream* stream);
+/* A cubridge_stream wrapping `handle`; release it after use. The default
+ * stream handles (0, 1, 2) name that stream of `device`, the device of the
+ * arrays it is for, whichever device is current; with device -1 they follow
+ * the current device (and 0 gives NULL). */
+int cb_stream_from_handle(cb_state* st, uintptr_t handle, int device, cubridge_stream* stream);
 void cb_stream_release(cubridge_stream stream);
 /* Orders `consumer` after the work queued so far on `producer` (both handles,
- * 0 = default stream) without blocking the host: an event recorded on the
- * producer, waited for by the consumer. A no-op when they are the same stream,
- * for CB_STREAM_UNORDERED and on the CPU backend. */
-int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer);
+ * 0 = default stream, of `device`: the device of the array they share) without
+ * blocking the host: an event recorded on the producer, waited for by the
+ * consumer. A no-op when they are the same stream, for CB_STREAM_UNORDERED and
+ * on the CPU backend. */
+int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer, int device);
 
 #endif /* CUBRIDGE_CEXT_STREAM_H_ */

@@ -106,6 +106,78 @@ def test_stream_of_other_device_refused():
     healthy(0)
 
 
+# ---- stream orders on another device than the current one ---------------------
+# A default-stream handle means the default stream of the *current* device to
+# CUDA; the orders between a foreign stream and an op on the default stream must
+# reach the default stream of the arrays' device (cuda:1) while device 0 is current.
+# torch's streams are non-blocking: only an event orders them. Each body runs
+# unspun first, so that lazy module loading cannot order the streams by itself.
+
+SPIN_N = 1 << 22
+SPIN_CYCLES = 200_000_000  # about 0.1 s: far longer than any call here
+
+
+def spin_on(stream) -> None:
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(SPIN_CYCLES)
+
+
+@pytest.fixture
+def cuda1_stream_current_device_0():
+    """torch's current stream of cuda:1 is a stream of its own; device 0 is current."""
+    s1 = torch.cuda.Stream(device=1)
+    torch.cuda.set_stream(s1)  # torch makes cuda:1 current too
+    torch.cuda.set_device(0)
+    yield s1
+    torch.cuda.set_stream(torch.cuda.default_stream(1))
+    torch.cuda.set_device(0)
+
+
+@two
+def test_torch_stream_of_cuda1_ordered_before_an_op(cuda1_stream_current_device_0):
+    s1 = cuda1_stream_current_device_0
+    for spin in (False, True):
+        x = torch.zeros(SPIN_N, device="cuda:1")
+        torch.cuda.synchronize(1)
+        if spin:
+            spin_on(s1)
+        x.fill_(7.0)  # on s1 (torch's current stream of x's device), late
+        assert torch.cuda.current_device() == 0
+        y = cubridge.add(x, x)  # on cuda:1's default stream, after s1's fill
+        assert y.to_numpy()[[0, -1]].tolist() == [14.0, 14.0]
+
+
+@two
+def test_an_op_ordered_before_torch_stream_of_cuda1(cuda1_stream_current_device_0):
+    s1 = cuda1_stream_current_device_0
+    for spin in (False, True):
+        x = torch.full((SPIN_N,), 3.0, device="cuda:1")
+        y = torch.zeros_like(x)
+        torch.cuda.synchronize(1)
+        if spin:
+            spin_on(torch.cuda.default_stream(1))  # the op's stream starts late
+        cubridge.add(x, x, out=y)  # on cuda:1's default stream
+        z = y + 1  # on s1: after the op
+        s1.synchronize()
+        assert z[[0, -1]].tolist() == [7.0, 7.0]
+
+
+@two
+def test_array_of_cuda1_handed_to_torch_after_its_write():
+    ts = torch.cuda.Stream(device=1)
+    torch.cuda.set_device(0)
+    for i, spin in enumerate((False, True)):
+        a = cubridge.full(SPIN_N, float(i + 1), device=1)
+        torch.cuda.synchronize(1)
+        if spin:
+            spin_on(ts)
+        y = cubridge.add(a, a, stream=ts)  # written on ts, late
+        t = torch.from_dlpack(y)  # read on cuda:1's default stream
+        r = t + 0
+        torch.cuda.synchronize(1)
+        assert r[[0, -1]].tolist() == [2.0 * (i + 1)] * 2
+
+
 # ---- NCCL communicators (issue 13.2) ------------------------------------------
 
 

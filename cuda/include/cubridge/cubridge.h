@@ -246,6 +246,14 @@ CUBRIDGE_API cubridge_status cubridge_stream_synchronize(cubridge_stream stream)
  * the wrapper with cubridge_stream_destroy, which leaves the foreign stream
  * alone. On the CPU backend the handle is ignored. */
 CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle, cubridge_stream* stream);
+/* As cubridge_stream_from_handle, but the default-stream handles (0 and 1:
+ * the legacy default stream, 2: the per-thread one) name that stream of
+ * `device`, not of the calling thread's current device: events recorded and
+ * waits queued on the wrapper reach `device` whichever device is current.
+ * -1: the current device's (cubridge_stream_from_handle). Other handles name
+ * a stream that knows its device; `device` is only checked then. */
+CUBRIDGE_API cubridge_status cubridge_stream_from_handle_on(uintptr_t handle, int device,
+                                                            cubridge_stream* stream);
 /* Wait for all work on the current device. */
 CUBRIDGE_API cubridge_status cubridge_device_synchronize(void);
 /* A new stream on `device` (-1: current). cubridge_stream_create keeps using
