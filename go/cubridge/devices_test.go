@@ -26,6 +26,10 @@ func deviceAPIRows(f *walkFixture) map[string][]badCall {
 			{"device -5", inv, func() error { return ignoreValue(cubridge.NewStreamOn(-5)) }},
 			{"no such device", inv, func() error { return ignoreValue(cubridge.NewStreamOn(noSuch)) }},
 		},
+		"DefaultStreamOn": {
+			{"device -5", inv, func() error { return ignoreValue(cubridge.DefaultStreamOn(-5)) }},
+			{"no such device", inv, func() error { return ignoreValue(cubridge.DefaultStreamOn(noSuch)) }},
+		},
 		"Stream.Device": {
 			{"closed", inv, func() error { return ignoreValue(f.closedStream.Device()) }},
 		},
@@ -74,6 +78,21 @@ func TestBufferDevice(t *testing.T) {
 	require.NoError(t, on.CopyTo(got))
 	assert.Equal(t, float32(4), got[15])
 	require.NoError(t, on.Free())
+	// Device 0's default stream, named: where a nil Stream's work runs.
+	ds, err := cubridge.DefaultStreamOn(0)
+	require.NoError(t, err)
+	d, err = ds.Device()
+	require.NoError(t, err)
+	assert.Equal(t, 0, d)
+	handle, err := ds.Handle()
+	require.NoError(t, err)
+	assert.Zero(t, handle, "the default stream's handle")
+	require.NoError(t, cubridge.FillBuffer(b, 5, ds))
+	require.NoError(t, ds.Synchronize())
+	got = make([]float32, 16)
+	require.NoError(t, b.CopyTo(got))
+	assert.Equal(t, float32(5), got[0])
+	require.NoError(t, ds.Close())
 	// A buffer whose stream closed first is freed on the default stream.
 	s2, err := cubridge.NewStreamOn(0)
 	require.NoError(t, err)
@@ -152,6 +171,17 @@ func TestMixedDevices(t *testing.T) {
 	defer s1.Close()
 	err = cubridge.AddBuffer(b0, b0, b0, s1)
 	require.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	// Device 1's default stream, named while device 0 is current: it takes
+	// device 1's buffers and refuses device 0's.
+	ds1, err := cubridge.DefaultStreamOn(1)
+	require.NoError(t, err)
+	defer ds1.Close()
+	d, err := ds1.Device()
+	require.NoError(t, err)
+	assert.Equal(t, 1, d)
+	require.ErrorIs(t, cubridge.FillBuffer(b0, 1, ds1), cubridge.ErrInvalidArgument)
+	require.NoError(t, cubridge.FillBuffer(b1, 1, ds1))
+	require.NoError(t, ds1.Synchronize())
 	// Each device on its own.
 	require.NoError(t, cubridge.FillBuffer(b1, 3, s1))
 	require.NoError(t, cubridge.AddBuffer(b1, b1, b1, s1))

@@ -63,6 +63,17 @@ func StreamFromHandle(handle uintptr) (*Stream, error) {
 	})
 }
 
+// DefaultStreamOn returns the default stream of CUDA device d, where
+// operations on d's buffers given a nil Stream run, as a Stream that names d:
+// an Event recorded or waited for on it, and its Synchronize, reach d's
+// default stream whichever device is current (a nil Stream means the current
+// device's). Close releases only the wrapper.
+func DefaultStreamOn(d int) (*Stream, error) {
+	return create("stream_from_handle_on", newStream, func(h *C.cubridge_stream) C.cubridge_status {
+		return C.cubridge_stream_from_handle_on(0, C.int(d), h)
+	})
+}
+
 func newStream(h C.cubridge_stream) *Stream {
 	s := &Stream{h: h}
 	s.res.init()
