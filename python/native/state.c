@@ -111,64 +111,63 @@ int cb_state_init(cb_state* st) {
   return st->max_version == NULL ? -1 : 0;
 }
 
-/* The state's own references, for traverse and clear. */
-#define CB_NUM_REFS 21
-static void cb_state_refs(cb_state* st, PyObject** refs[CB_NUM_REFS]) {
-  PyObject** all[CB_NUM_REFS] = {(PyObject**)&st->array_type,
-                                 &st->error_base,
-                                 &st->numpy_empty,
-                                 (PyObject**)&st->numpy_ndarray,
-                                 &st->s_dlpack,
-                                 &st->s_dlpack_device,
-                                 &st->s_cai,
-                                 &st->s_shape,
-                                 &st->s_typestr,
-                                 &st->s_data,
-                                 &st->s_strides,
-                                 &st->s_mask,
-                                 &st->s_stream,
-                                 &st->s_max_version,
-                                 &st->s_handle,
-                                 &st->s_cuda_stream_proto,
-                                 &st->s_ptr,
-                                 &st->s_cuda_stream,
-                                 &st->max_version,
-                                 &st->recording,
-                                 (PyObject**)&st->stream_type};
-  memcpy(refs, all, sizeof all);
+/* Every reference the state holds, listed once for traverse and clear (so
+ * that no field can be cleared but not visited). Returns how many. */
+#define CB_NUM_FIELD_REFS 24
+#define CB_MAX_REFS                                                                                \
+  (CB_NUM_FIELD_REFS + CB_MAX_STATUSES + CB_TYPE_HINTS + 3 * CB_MAX_DTYPES + CB_NUM_MEMORY_KINDS + \
+   CB_TORCH_NAMES + CB_KW_COUNT)
+static int cb_state_refs(cb_state* st, PyObject** refs[CB_MAX_REFS]) {
+  PyObject** fields[CB_NUM_FIELD_REFS] = {(PyObject**)&st->array_type,
+                                          &st->error_base,
+                                          &st->numpy_empty,
+                                          (PyObject**)&st->numpy_ndarray,
+                                          &st->s_dlpack,
+                                          &st->s_dlpack_device,
+                                          &st->s_cai,
+                                          &st->s_shape,
+                                          &st->s_typestr,
+                                          &st->s_data,
+                                          &st->s_strides,
+                                          &st->s_mask,
+                                          &st->s_stream,
+                                          &st->s_max_version,
+                                          &st->s_handle,
+                                          &st->s_cuda_stream_proto,
+                                          &st->s_ptr,
+                                          &st->s_cuda_stream,
+                                          &st->max_version,
+                                          &st->recording,
+                                          (PyObject**)&st->stream_type,
+                                          &st->torch_strided,
+                                          &st->torch_tensor,
+                                          &st->torch_current_stream};
+  int n = 0;
+  for (int i = 0; i < CB_NUM_FIELD_REFS; i++) refs[n++] = fields[i];
+  for (int i = 0; i < CB_MAX_STATUSES; i++) refs[n++] = &st->errors[i];
+  for (int i = 0; i < CB_TYPE_HINTS; i++) refs[n++] = (PyObject**)&st->hints[i].type;
+  for (int i = 0; i < CB_MAX_DTYPES; i++) {
+    refs[n++] = &st->dtypes[i].name_obj;
+    refs[n++] = &st->torch_dtypes[i];
+    refs[n++] = &st->numpy_dtypes[i];
+  }
+  for (int i = 0; i < CB_NUM_MEMORY_KINDS; i++) refs[n++] = &st->memory_names[i];
+  for (int i = 0; i < CB_TORCH_NAMES; i++) refs[n++] = &st->torch_names[i];
+  for (int i = 0; i < CB_KW_COUNT; i++) refs[n++] = &st->keywords[i];
+  return n;
 }
 
 int cb_state_traverse(cb_state* st, visitproc visit, void* arg) {
-  PyObject** refs[CB_NUM_REFS];
-  cb_state_refs(st, refs);
-  for (int i = 0; i < CB_NUM_REFS; i++) Py_VISIT(*refs[i]);
-  for (int i = 0; i < CB_MAX_STATUSES; i++) Py_VISIT(st->errors[i]);
-  for (int i = 0; i < CB_TYPE_HINTS; i++) Py_VISIT((PyObject*)st->hints[i].type);
-  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_VISIT(st->torch_dtypes[i]);
-  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_VISIT(st->numpy_dtypes[i]);
-  for (int i = 0; i < CB_TORCH_NAMES; i++) Py_VISIT(st->torch_names[i]);
-  for (int i = 0; i < CB_KW_COUNT; i++) Py_VISIT(st->keywords[i]);
-  Py_VISIT(st->torch_strided);
-  Py_VISIT(st->torch_tensor);
-  Py_VISIT(st->torch_current_stream);
+  PyObject** refs[CB_MAX_REFS];
+  int n = cb_state_refs(st, refs);
+  for (int i = 0; i < n; i++) Py_VISIT(*refs[i]);
   return 0;
 }
 
 void cb_state_clear(cb_state* st) {
-  PyObject** refs[CB_NUM_REFS];
-  cb_state_refs(st, refs);
-  for (int i = 0; i < CB_NUM_REFS; i++) Py_CLEAR(*refs[i]);
-  for (int i = 0; i < CB_MAX_STATUSES; i++) Py_CLEAR(st->errors[i]);
-  for (int i = 0; i < CB_TYPE_HINTS; i++) Py_CLEAR(st->hints[i].type);
-  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->dtypes[i].name_obj);
-  for (int i = 0; i < CB_NUM_MEMORY_KINDS; i++) Py_CLEAR(st->memory_names[i]);
-  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->torch_dtypes[i]);
-  for (int i = 0; i < CB_MAX_DTYPES; i++) Py_CLEAR(st->numpy_dtypes[i]);
-  for (int i = 0; i < CB_TORCH_NAMES; i++) Py_CLEAR(st->torch_names[i]);
-  for (int i = 0; i < CB_KW_COUNT; i++) Py_CLEAR(st->keywords[i]);
-  Py_CLEAR(st->torch_strided);
-  Py_CLEAR(st->torch_tensor);
-  Py_CLEAR(st->torch_current_stream);
+  PyObject** refs[CB_MAX_REFS];
+  int n = cb_state_refs(st, refs);
+  for (int i = 0; i < n; i++) Py_CLEAR(*refs[i]);
   st->torch_dl_fill = NULL;
   st->torch_work_stream = NULL;
   st->torch_ready = 0;
