@@ -55,6 +55,19 @@ func deviceCount(t *testing.T) int {
 	return len(devs)
 }
 
+// streamNaming returns the stream newStream makes, closed when t ends, after
+// checking that it names device d.
+func streamNaming(t *testing.T, d int, newStream func() (*cubridge.Stream, error)) *cubridge.Stream {
+	t.Helper()
+	s, err := newStream()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	got, err := s.Device()
+	require.NoError(t, err)
+	assert.Equal(t, d, got)
+	return s
+}
+
 func TestBufferDevice(t *testing.T) {
 	b, err := cubridge.NewDevice[float32](16)
 	require.NoError(t, err)
@@ -62,12 +75,7 @@ func TestBufferDevice(t *testing.T) {
 	assert.Equal(t, 0, b.Device())
 	var nilBuf *cubridge.Buffer[float32]
 	assert.Equal(t, 0, nilBuf.Device())
-	s, err := cubridge.NewStreamOn(0)
-	require.NoError(t, err)
-	defer s.Close()
-	d, err := s.Device()
-	require.NoError(t, err)
-	assert.Equal(t, 0, d)
+	s := streamNaming(t, 0, func() (*cubridge.Stream, error) { return cubridge.NewStreamOn(0) })
 	on, err := cubridge.NewDevice[float32](16, cubridge.OnStream(s))
 	require.NoError(t, err)
 	assert.Equal(t, 0, on.Device())
@@ -79,11 +87,7 @@ func TestBufferDevice(t *testing.T) {
 	assert.Equal(t, float32(4), got[15])
 	require.NoError(t, on.Free())
 	// Device 0's default stream, named: where a nil Stream's work runs.
-	ds, err := cubridge.DefaultStreamOn(0)
-	require.NoError(t, err)
-	d, err = ds.Device()
-	require.NoError(t, err)
-	assert.Equal(t, 0, d)
+	ds := streamNaming(t, 0, func() (*cubridge.Stream, error) { return cubridge.DefaultStreamOn(0) })
 	handle, err := ds.Handle()
 	require.NoError(t, err)
 	assert.Zero(t, handle, "the default stream's handle")
@@ -173,12 +177,7 @@ func TestMixedDevices(t *testing.T) {
 	require.ErrorIs(t, err, cubridge.ErrInvalidArgument)
 	// Device 1's default stream, named while device 0 is current: it takes
 	// device 1's buffers and refuses device 0's.
-	ds1, err := cubridge.DefaultStreamOn(1)
-	require.NoError(t, err)
-	defer ds1.Close()
-	d, err := ds1.Device()
-	require.NoError(t, err)
-	assert.Equal(t, 1, d)
+	ds1 := streamNaming(t, 1, func() (*cubridge.Stream, error) { return cubridge.DefaultStreamOn(1) })
 	require.ErrorIs(t, cubridge.FillBuffer(b0, 1, ds1), cubridge.ErrInvalidArgument)
 	require.NoError(t, cubridge.FillBuffer(b1, 1, ds1))
 	require.NoError(t, ds1.Synchronize())
