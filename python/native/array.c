@@ -108,11 +108,12 @@ int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consum
   if (!for_host && cb_norm_stream(self->write_stream) == cb_norm_stream(consumer)) return 0;
   if (cb_array_flush(st, self) < 0) return -1;
   /* A write on another stream was marked then; one on the default stream is
-   * marked now (the default stream always exists), on the default stream of
-   * the Array's device, whichever device is current. */
+   * marked now (the default stream always exists): for device memory, on the
+   * default stream of the Array's device, whichever device is current. */
+  int home = cb_home_device(self->kind, self->device);
   if (self->write_stream == 0) {
     cubridge_stream s;
-    if (cb_stream_from_handle(st, 0, self->device, &s) < 0) return -1;
+    if (cb_stream_from_handle(st, 0, home, &s) < 0) return -1;
     int rc = cb_array_mark(st, self, 0, s);
     cb_stream_release(s);
     if (rc < 0) return -1;
@@ -126,7 +127,7 @@ int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consum
     if (status == CUBRIDGE_OK) self->pending = 0;
   } else {
     cubridge_stream s;
-    if (cb_stream_from_handle(st, consumer, self->device, &s) < 0) return -1;
+    if (cb_stream_from_handle(st, consumer, home, &s) < 0) return -1;
     status = cubridge_stream_wait_event(s, event);
     cb_stream_release(s);
   }
@@ -287,7 +288,8 @@ void cb_array_free_memory(cb_array* self) {
      * raised from a destructor: failures are lost. */
     if (self->event_live && self->event_stream != 0) {
       cubridge_stream home = NULL;
-      if (cubridge_stream_from_handle_on(0, self->device, &home) != CUBRIDGE_OK ||
+      int device = cb_home_device(self->kind, self->device);
+      if (cubridge_stream_from_handle_on(0, device, &home) != CUBRIDGE_OK ||
           cubridge_stream_wait_event(home, self->event) != CUBRIDGE_OK) {
         Py_BEGIN_ALLOW_THREADS;
         (void)cubridge_event_synchronize(self->event);

@@ -51,7 +51,7 @@ cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) 
    * call's arrays it wrote. */
   uintptr_t producer = v->producer_stream;
   if (producer != 0 && !cb_call_saw_producer(c, producer, c->count - 1) &&
-      cb_stream_order(c->st, producer == 1 ? 0 : producer, c->stream_handle, v->device) < 0)
+      cb_stream_order(c->st, producer, c->stream_handle, cb_home_device(v->memory, v->device)) < 0)
     return NULL;
   if (c->recording != NULL && PyList_Append(c->recording, obj) < 0) return NULL;
   return v;
@@ -118,10 +118,11 @@ void cb_call_assume_device(cb_call* c) {
  * op's stream is waited for instead: the op itself succeeded. */
 static void cb_call_hand_back(cb_call* c) {
   for (int i = 0; i < c->count; i++) {
-    uintptr_t producer = c->args[i].producer_stream;
+    const cb_view* v = &c->args[i];
+    uintptr_t producer = v->producer_stream;
     if (producer == 0 || cb_call_saw_producer(c, producer, i)) continue;
-    if (cb_stream_order(c->st, c->stream_handle, producer == 1 ? 0 : producer, c->args[i].device) <
-        0) {
+    int home = cb_home_device(v->memory, v->device);
+    if (cb_stream_order(c->st, c->stream_handle, producer, home) < 0) {
       PyErr_Clear();
       (void)cubridge_stream_synchronize(c->stream);
       return;

@@ -63,7 +63,7 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
 
 int cb_stream_from_handle(cb_state* st, uintptr_t handle, int device, cubridge_stream* stream) {
   *stream = NULL;
-  if (handle == 0 && device < 0) return 0;
+  if (cb_norm_stream(handle) == 1 && device < 0) return 0; /* the legacy default stream */
   cubridge_status status = cubridge_stream_from_handle_on(handle, device, stream);
   if (status != CUBRIDGE_OK) {
     cb_raise_status(st, status);

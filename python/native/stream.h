@@ -11,9 +11,16 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle);
 /* A cubridge_stream wrapping `handle`; release it after use. The default
  * stream handles (0, 1, 2) name that stream of `device`, the device of the
  * arrays it is for, whichever device is current; with device -1 they follow
- * the current device (and 0 gives NULL). */
+ * the current device (and 0 and 1, the legacy one, give NULL). */
 int cb_stream_from_handle(cb_state* st, uintptr_t handle, int device, cubridge_stream* stream);
 void cb_stream_release(cubridge_stream stream);
+/* The device whose default stream (handle 0) an op without a stream runs on,
+ * for `memory` (cubridge_memory) on `device`: that device for device memory;
+ * for managed and pinned memory, which the library runs where the caller is,
+ * -1 (the current device). */
+static inline int cb_home_device(int memory, int device) {
+  return memory == CUBRIDGE_MEMORY_DEVICE ? device : -1;
+}
 /* Orders `consumer` after the work queued so far on `producer` (both handles,
  * 0 = default stream, of `device`: the device of the array they share) without
  * blocking the host: an event recorded on the producer, waited for by the
