@@ -12,6 +12,7 @@ int cb_backend(cb_state* st) {
       return -1;
     }
     st->backend = b;
+    if (cubridge_device_count(&st->device_count) != CUBRIDGE_OK) st->device_count = 0;
   }
   return st->backend;
 }

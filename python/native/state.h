@@ -46,6 +46,7 @@ typedef struct cb_state {
   cb_dtype_info dtypes[CB_MAX_DTYPES];         /* indexed by cubridge_dtype */
   PyObject* memory_names[CB_NUM_MEMORY_KINDS]; /* "host", "device", ... */
   int backend;                                 /* CUBRIDGE_BACKEND_*, -1 until asked (backend.c) */
+  int device_count;                            /* asked with the backend; 0 until then */
   /* NumPy, at the first result made (numpy_new.c) */
   PyObject* numpy_empty;                      /* numpy.empty */
   PyTypeObject* numpy_ndarray;                /* numpy.ndarray */

@@ -63,7 +63,12 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
 
 int cb_stream_from_handle(cb_state* st, uintptr_t handle, int device, cubridge_stream* stream) {
   *stream = NULL;
-  if (cb_norm_stream(handle) == 1 && device < 0) return 0; /* the legacy default stream */
+  int legacy = cb_norm_stream(handle) == 1;
+  if (!legacy && handle != 2) {
+    device = -1; /* a stream that knows its device: nothing to check */
+  } else if (legacy && (device < 0 || st->device_count == 1)) {
+    return 0; /* the current device's legacy default stream, and with one device every device's */
+  }
   cubridge_status status = cubridge_stream_from_handle_on(handle, device, stream);
   if (status != CUBRIDGE_OK) {
     cb_raise_status(st, status);

@@ -11,7 +11,8 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle);
 /* A cubridge_stream wrapping `handle`; release it after use. The default
  * stream handles (0, 1, 2) name that stream of `device`, the device of the
  * arrays it is for, whichever device is current; with device -1 they follow
- * the current device (and 0 and 1, the legacy one, give NULL). */
+ * the current device. 0 and 1 (the legacy one) give NULL where that is the
+ * same stream: for device -1, and on a machine with one device. */
 int cb_stream_from_handle(cb_state* st, uintptr_t handle, int device, cubridge_stream* stream);
 void cb_stream_release(cubridge_stream stream);
 /* The device whose default stream (handle 0) an op without a stream runs on,
