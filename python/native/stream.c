@@ -63,9 +63,9 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle) {
 
 int cb_stream_from_handle(cb_state* st, uintptr_t handle, int device, cubridge_stream* stream) {
   *stream = NULL;
-  int legacy = cb_norm_stream(handle) == 1;
-  if (!legacy && handle != 2) {
-    device = -1; /* a stream that knows its device: nothing to check */
+  int legacy = cb_norm_stream(handle) == 1, per_thread = handle == 2;
+  if (!legacy && !per_thread) {
+    device = -1; /* not a default stream: it knows its device, nothing to check */
   } else if (legacy && (device < 0 || st->device_count == 1)) {
     return 0; /* the current device's legacy default stream, and with one device every device's */
   }
