@@ -15,9 +15,12 @@ zero-copy with ``cupy.from_dlpack`` / ``torch.from_dlpack``). Device results com
 library's caching pool on the op's stream and device (see :func:`cubridge.memory_stats`).
 Arrays on two devices in one call are an :class:`InvalidArgumentError` naming both.
 
-``stream``: ``None`` (default stream), an int ``cudaStream_t``, or an object with
-``__cuda_stream__``, ``.ptr`` (CuPy) or ``.cuda_stream`` (torch). Device work is
-asynchronous on that stream; host work and reductions return when done.
+``stream``: an int ``cudaStream_t`` (``0``: the default stream), an object with
+``__cuda_stream__``, ``.ptr`` (CuPy) or ``.cuda_stream`` (torch), or ``None``: the stream
+that produced the first array argument when it names one (torch's current stream for a
+torch tensor, as torch's own ops and its C++ extensions use; a CUDA array interface's
+``stream``), else the default stream. Device work is asynchronous on that stream; host
+work and reductions return when done.
 
 Other libraries' arrays are ordered by events, never by a device-wide synchronisation:
 the op waits for the stream their producer names (a CUDA array interface's ``stream``;

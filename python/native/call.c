@@ -11,26 +11,43 @@
 #include "result.h"
 #include "stream.h"
 
-int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj) {
+/* Runs the call on `handle` (of `device`, for the default-stream handles) and
+ * asks whether that stream records a graph. */
+static int cb_call_use_stream(cb_call* c, uintptr_t handle, int device) {
+  cubridge_stream stream;
+  if (cb_stream_from_handle(c->st, handle, device, &stream) < 0) return -1;
+  cb_stream_release(c->stream);
+  c->stream_handle = handle;
+  c->stream = stream;
+  c->capturing = 0;
+  c->recording = NULL;
+  /* The default streams (0, legacy 1) cannot record: no query for them. */
+  if (handle <= 1 || !cb_on_cuda(c->st)) return 0;
+  cubridge_status status = cubridge_stream_is_capturing(stream, &c->capturing);
+  if (status != CUBRIDGE_OK) {
+    cb_raise_status(c->st, status);
+    return -1;
+  }
+  if (c->capturing && c->st->recording != NULL && c->st->recording_stream == handle)
+    c->recording = c->st->recording;
+  return 0;
+}
+
+int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj, int may_follow) {
   c->st = st;
   c->count = 0;
   c->stream = NULL;
   c->result = NULL;
   c->capturing = 0;
   c->recording = NULL;
-  if (cb_stream_handle(st, stream_obj, &c->stream_handle) < 0) return -1;
-  if (cb_stream_from_handle(st, c->stream_handle, -1, &c->stream) < 0) return -1;
-  /* The default streams (0, legacy 1) cannot record: no query for them. */
-  if (c->stream_handle <= 1 || !cb_on_cuda(st)) return 0;
-  cubridge_status status = cubridge_stream_is_capturing(c->stream, &c->capturing);
-  if (status != CUBRIDGE_OK) {
+  c->follow = may_follow && (stream_obj == NULL || stream_obj == Py_None);
+  uintptr_t handle;
+  if (cb_stream_handle(st, stream_obj, &handle) < 0) return -1;
+  if (cb_call_use_stream(c, handle, -1) < 0) {
     cb_stream_release(c->stream);
     c->stream = NULL;
-    cb_raise_status(st, status);
     return -1;
   }
-  if (c->capturing && st->recording != NULL && st->recording_stream == c->stream_handle)
-    c->recording = st->recording;
   return 0;
 }
 
@@ -50,9 +67,16 @@ cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) 
   /* One event orders the op after a producer's stream, however many of the
    * call's arrays it wrote. */
   uintptr_t producer = v->producer_stream;
-  if (producer != 0 && !cb_call_saw_producer(c, producer, c->count - 1) &&
-      cb_stream_order(c->st, producer, c->stream_handle, cb_home_device(v->memory, v->device)) < 0)
+  int home = cb_home_device(v->memory, v->device);
+  if (producer != 0 && c->follow && c->count == 1) {
+    /* No stream given: the op runs where its first array was produced, as
+     * torch's own ops run on its current stream; nothing to order. */
+    if (cb_call_use_stream(c, producer, home) < 0) return NULL;
+    v->producer_stream = 0;
+  } else if (producer != 0 && !cb_call_saw_producer(c, producer, c->count - 1) &&
+             cb_stream_order(c->st, producer, c->stream_handle, home) < 0) {
     return NULL;
+  }
   if (c->recording != NULL && PyList_Append(c->recording, obj) < 0) return NULL;
   return v;
 }

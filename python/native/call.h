@@ -13,16 +13,23 @@ typedef struct cb_call {
   int count;
   uintptr_t stream_handle;
   cubridge_stream stream;
+  int follow;          /* no stream given: the first array's producer stream is taken */
   int capturing;       /* the stream records a graph: nothing is ordered now */
   PyObject* recording; /* borrowed: the cubridge.Stream recording's list, or NULL */
   PyObject* result;    /* owned: the array returned to the caller */
 } cb_call;
 
-/* Parses the stream argument and asks whether it records a graph. -1 with an
- * error (nothing to release). */
-int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj);
+/* Parses the stream argument and asks whether it records a graph. Without one
+ * (None) the op runs on the default stream, unless `may_follow` and its first
+ * array argument names the stream that produced it (a torch tensor: torch's
+ * current stream; a CUDA array interface's `stream`): then on that stream.
+ * Ops that make a new device Array pass 0: its block comes from the default
+ * stream's cache, and a foreign stream may be gone before the Array is freed.
+ * -1 with an error (nothing to release). */
+int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj, int may_follow);
 /* Imports an array argument (kept for the Graph when a cubridge.Stream
- * records); NULL with an error. */
+ * records) and orders the call's stream after its producer's; NULL with an
+ * error. */
 cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable);
 /* The out= argument, or a new result shaped like `proto` with `dtype`; checks
  * its dtype and shape. NULL with an error. */

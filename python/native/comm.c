@@ -188,7 +188,8 @@ static PyObject* cb_comm_collective(PyObject* m, PyObject* args) {
   }
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  /* stream=None: the device's default stream, whoever wrote the arrays. */
+  if (cb_call_begin(&c, st, stream_obj, 0) < 0) return cb_call_fail(&c);
   cb_view *send = NULL, *recv;
   if ((recv = cb_call_arg(&c, recv_obj, "recv", 1)) == NULL) return cb_call_fail(&c);
   if (send_obj != Py_None || kind != CB_BROADCAST) {

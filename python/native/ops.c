@@ -123,7 +123,7 @@ static PyObject* cb_binary(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
            *stream_obj = args[3 + div];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, out_obj != Py_None) < 0) return cb_call_fail(&c);
   cb_view *a, *b, *out;
   if (cb_call_pair(&c, a_obj, "a", b_obj, "b", &a, &b) < 0 ||
       (out = cb_call_out(&c, out_obj, a, a->dtype)) == NULL)
@@ -145,7 +145,7 @@ static PyObject* cb_axpy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   PyObject *x_obj = args[1], *y_obj = args[2], *out_obj = args[3], *stream_obj = args[4];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, out_obj != Py_None) < 0) return cb_call_fail(&c);
   cb_view *x, *y, *out;
   if (cb_call_pair(&c, x_obj, "x", y_obj, "y", &x, &y) < 0 ||
       (out = cb_call_out(&c, out_obj, y, y->dtype)) == NULL)
@@ -166,7 +166,7 @@ static PyObject* cb_scale(PyObject* m, cb_args args, Py_ssize_t nargs) {
   PyObject *x_obj = args[0], *out_obj = args[2], *stream_obj = args[3];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, out_obj != Py_None) < 0) return cb_call_fail(&c);
   cb_view *x, *out;
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL ||
       (out = cb_call_out(&c, out_obj, x, x->dtype)) == NULL || cb_call_copy(&c, out, x) < 0)
@@ -181,7 +181,7 @@ static PyObject* cb_fill(PyObject* m, cb_args args, Py_ssize_t nargs) {
   PyObject *x_obj = args[0], *stream_obj = args[2];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view* x = cb_call_arg(&c, x_obj, "x", 1);
   if (x == NULL) return cb_call_fail(&c);
   c.result = Py_NewRef(x_obj);
@@ -197,7 +197,7 @@ static PyObject* cb_astype(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (dtype_obj != Py_None && (dtype = cb_dtype_from_object(st, dtype_obj, "dtype")) < 0)
     return NULL;
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, out_obj != Py_None) < 0) return cb_call_fail(&c);
   cb_view *x, *out;
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL) return cb_call_fail(&c);
   if (dtype < 0) {
@@ -229,7 +229,7 @@ static PyObject* cb_copy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   int device = cb_parse_device(st, device_obj);
   if (device < -1) return NULL;
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, 0) < 0) return cb_call_fail(&c);
   cb_view *src, *dst;
   if ((src = cb_call_arg(&c, src_obj, "obj", 0)) == NULL) return cb_call_fail(&c);
   if (device < 0 &&
@@ -248,7 +248,7 @@ static PyObject* cb_copyto(PyObject* m, cb_args args, Py_ssize_t nargs) {
   PyObject *dst_obj = args[0], *src_obj = args[1], *stream_obj = args[2];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *src, *dst;
   if ((src = cb_call_arg(&c, src_obj, "src", 0)) == NULL ||
       (dst = cb_call_arg(&c, dst_obj, "dst", 1)) == NULL || cb_same_dtype(st, src, dst) < 0 ||
@@ -267,7 +267,7 @@ static PyObject* cb_reduce(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
   PyObject *x_obj = args[0], *y_obj = dot ? args[1] : NULL, *stream_obj = args[1 + dot];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *x, *y = NULL;
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL) return cb_call_fail(&c);
   if (op == OP_DOT) {

@@ -95,10 +95,21 @@ int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer, int de
     cb_stream_release(p);
     return -1;
   }
-  if (status == CUBRIDGE_OK) status = cubridge_event_record(st->order_event, p);
-  if (status == CUBRIDGE_OK) status = cubridge_stream_wait_event(c, st->order_event);
+  /* A recording stream's event cannot order another stream: waiting for it
+   * would end the recording (torch.cuda.graph's, CuPy's) with an error. */
+  int capturing = 0;
+  if (status == CUBRIDGE_OK && cb_norm_stream(producer) > 1)
+    status = cubridge_stream_is_capturing(p, &capturing);
+  if (status == CUBRIDGE_OK && !capturing) status = cubridge_event_record(st->order_event, p);
+  if (status == CUBRIDGE_OK && !capturing) status = cubridge_stream_wait_event(c, st->order_event);
   cb_stream_release(p);
   cb_stream_release(c);
+  if (capturing) {
+    PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
+                    "the stream that wrote an argument is recording a graph: pass it as stream= "
+                    "(with out=) to record the op into that graph");
+    return -1;
+  }
   if (status != CUBRIDGE_OK) {
     cb_raise_status(st, status);
     return -1;

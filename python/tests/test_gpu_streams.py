@@ -219,12 +219,14 @@ def test_closing_an_own_stream_waits_for_its_work(cai_only: Any) -> None:
     gc.collect()
 
 
-# Foreign producers' streams: torch tensors are ordered after torch's current stream
-# (as torch's __dlpack__(stream=) would order them), and a producer's stream (torch's
-# current one, the one a CUDA array interface names) is ordered after the op, so its
-# next kernels see what the op wrote. Each body runs once without the spin first: a
-# kernel's first launch loads its module and waits for the device, which would order
-# the streams by itself.
+# Foreign producers' streams. Without stream= an op that makes no new device Array runs
+# on the stream its first array names (torch's current stream, the one a CUDA array
+# interface names). On another stream (stream=0 here, or the default stream of a new
+# result) it is ordered after that producer's stream
+# (as torch's __dlpack__(stream=) would order a tensor), and the producer's stream after
+# the op, so its next kernels see what the op wrote. Each body runs once without the
+# spin first: a kernel's first launch loads its module and waits for the device, which
+# would order the streams by itself.
 
 
 def spin_on(stream: Any) -> None:
@@ -233,20 +235,25 @@ def spin_on(stream: Any) -> None:
         torch.cuda._sleep(SLEEP_CYCLES // 10)
 
 
-def test_torch_current_stream_is_ordered_before_an_op() -> None:
+@pytest.mark.parametrize("stream", [None, 0], ids=["torchs_stream", "default_stream"])
+def test_torch_current_stream_is_ordered_before_an_op(stream: Any) -> None:
     s = torch.cuda.Stream()  # not blocking: only an event orders the default stream after it
     for spin in (False, True):
         with torch.cuda.stream(s):
             x = torch.zeros(N, device="cuda")
+            y = torch.zeros_like(x)
             if spin:
                 spin_on(s)
             x.fill_(7.0)  # late on s
-            y = cubridge.add(x, x)  # on the default stream, after s's fill
+            cubridge.add(x, x, out=y, stream=stream)  # after s's fill
+            z = cubridge.add(x, x)  # a new result: on the default stream, after s's fill
         cubridge.synchronize()
-        assert y.to_numpy()[[0, -1]].tolist() == [14.0, 14.0]
+        assert y[[0, -1]].tolist() == [14.0, 14.0]
+        assert z.to_numpy()[[0, -1]].tolist() == [14.0, 14.0]
 
 
-def test_an_op_is_ordered_before_torchs_current_stream() -> None:
+@pytest.mark.parametrize("stream", [None, 0], ids=["torchs_stream", "default_stream"])
+def test_an_op_is_ordered_before_torchs_current_stream(stream: Any) -> None:
     s = torch.cuda.Stream()
     for spin in (False, True):
         with torch.cuda.stream(s):
@@ -254,15 +261,16 @@ def test_an_op_is_ordered_before_torchs_current_stream() -> None:
             y = torch.zeros_like(x)
         s.synchronize()
         if spin:
-            spin_on(torch.cuda.default_stream())  # the op's stream starts late
+            spin_on(torch.cuda.default_stream())  # stream=0: the op starts late
         with torch.cuda.stream(s):
-            cubridge.add(x, x, out=y)  # on the default stream
+            cubridge.add(x, x, out=y, stream=stream)
             z = y + 1  # on s: after the op
         s.synchronize()
         assert z[[0, -1]].tolist() == [7.0, 7.0]
 
 
-def test_an_op_is_ordered_before_the_stream_a_cai_names(cai_only: Any) -> None:
+@pytest.mark.parametrize("stream", [None, 0], ids=["its_stream", "default_stream"])
+def test_an_op_is_ordered_before_the_stream_a_cai_names(cai_only: Any, stream: Any) -> None:
     p = cupy.cuda.Stream(non_blocking=True)
     for spin in (False, True):
         with p:
@@ -272,10 +280,48 @@ def test_an_op_is_ordered_before_the_stream_a_cai_names(cai_only: Any) -> None:
         if spin:
             spin_on(torch.cuda.default_stream())
         with p:  # the interfaces name p
-            cubridge.add(cai_only(x), cai_only(x), out=cai_only(y))  # default stream
+            cubridge.add(cai_only(x), cai_only(x), out=cai_only(y), stream=stream)
             z = y + 1  # on p: after the op
         p.synchronize()
         assert z[[0, -1]].tolist() == [7.0, 7.0]
+
+
+def test_an_op_without_a_stream_runs_on_torchs_current_stream() -> None:
+    # Were it on the default stream, that stream would wait for s's spin (one event).
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        x = torch.full((N,), 3.0, device="cuda")
+        y = torch.zeros_like(x)
+        cubridge.add(x, x, out=y)  # loads the kernel's module
+    s.synchronize()
+    with torch.cuda.stream(s):
+        spin_on(s)
+        cubridge.add(x, x, out=y)
+        total = cubridge.sum(x)  # on s, after the spin
+    assert total == 3.0 * N
+    spin_on(s)
+    with torch.cuda.stream(s):
+        cubridge.add(x, x, out=y)
+    assert torch.cuda.default_stream().query(), "the default stream waited for torch's stream"
+    assert not s.query(), "the op did not queue on torch's stream"
+    s.synchronize()
+    assert y[[0, -1]].tolist() == [6.0, 6.0]
+
+
+def test_an_op_without_a_stream_runs_on_the_stream_a_cai_names(cai_only: Any) -> None:
+    p = cupy.cuda.Stream(non_blocking=True)
+    with p:
+        x = cupy.full(N, 3.0, dtype=cupy.float32)
+        y = cupy.zeros_like(x)
+        cubridge.add(cai_only(x), cai_only(x), out=cai_only(y))
+    p.synchronize()
+    with p:
+        spin_on(torch.cuda.ExternalStream(p.ptr))
+        cubridge.add(cai_only(x), cai_only(x), out=cai_only(y))
+    assert torch.cuda.default_stream().query(), "the default stream waited for CuPy's stream"
+    assert not p.done, "the op did not queue on the stream the interface names"
+    p.synchronize()
+    assert y[[0, -1]].tolist() == [6.0, 6.0]
 
 
 def test_torch_without_the_exchange_table_is_ordered_the_same(child: Any) -> None:

@@ -208,3 +208,29 @@ def test_ops_record_into_a_torch_graph() -> None:
         g.replay()
     torch.cuda.synchronize()
     assert float(y.sum()) == 4000.0
+
+
+@needs_cuda
+def test_ops_without_a_stream_record_into_a_torch_graph() -> None:
+    # Without stream= an op on torch tensors runs on torch's current stream: the
+    # capturing one inside torch.cuda.graph.
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    x = torch.ones(1000, device="cuda")
+    y = torch.zeros(1000, device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        cubridge.add(x, y, out=y)
+    torch.cuda.current_stream().wait_stream(side)
+    y.zero_()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        cubridge.add(x, y, out=y)
+        # A new result stays on the default stream, which cannot wait for a recording.
+        with pytest.raises(cubridge.InvalidArgumentError, match="recording a graph"):
+            cubridge.add(x, y)
+    assert float(y.sum()) == 0.0  # recorded, not run
+    for _ in range(3):
+        g.replay()
+    torch.cuda.synchronize()
+    assert float(y.sum()) == 3000.0
