@@ -566,6 +566,13 @@ def second_gpu_calls(add_out, add_new, sum_float):
 STREAM_ROWS = ("add on a stream of its own (out=)", "add on a stream of its own (new result)")
 
 
+def current_stream_rows(peer):
+    """The labels of the foreign-array rows while the peer's current stream is one it made
+    (`with torch.cuda.stream(s)`, `with cupy.cuda.Stream()`): cubridge without stream= on the
+    peer's arrays, beside the peer's own call there."""
+    return (f"add on {peer} arrays, {peer}'s stream (out=)", f"add on {peer} arrays, {peer}'s stream (new result)")
+
+
 def stream_calls(add_out, add_new):
     """The own-stream rows: each library's add on a stream it created, as its users queue work."""
     return dict(zip(STREAM_ROWS, (add_out, add_new)))
@@ -948,9 +955,27 @@ class Bench:
             try:  # one library at a time: torch and CuPy switch their current stream
                 for label, fn in calls.items():
                     self.wall_group(dtype, n, label, [(_Synced(lib, sync), lambda fn=fn: fn)])
+                if lib.name in ("torch", "cupy"):
+                    self.run_on_peer_stream(lib, n, dtype, sync)
             finally:
                 done()
         self.release_all()
+
+    def run_on_peer_stream(self, lib, n, dtype, sync):
+        """cubridge's add on the peer's arrays, no stream=, while the peer's own stream is
+        current, round robin with the peer's own add there."""
+        cb = self.cb.cb
+        try:
+            A = {k: lib.make(n, dtype, v) for k, v in (("a", VAL_A), ("b", VAL_B), ("c", VAL_C))}
+        except Exception as e:
+            self.notes.append(f"rows on {lib.name}'s stream: {short_err(e)}")
+            return
+        a, b, c = A["a"], A["b"], A["c"]
+        ours = (lambda: cb.add(a, b, out=c), lambda: cb.add(a, b))
+        theirs = (lib.kernel("add", A), lambda: a + b)
+        for label, mine, peer in zip(current_stream_rows(lib.name), ours, theirs):
+            items = [(_Synced(self.cb, sync), lambda f=mine: f), (_Synced(lib, sync), lambda f=peer: f)]
+            self.wall_group(dtype, n, label, items)
 
     def run_graph(self):
         """GRAPH_ADDS small adds recorded once in each library's own CUDA graph (cubridge.Graph,
@@ -1370,6 +1395,11 @@ class Bench:
                     w, why2 = val("wall", label, dtype, 10**3, peer, "median_us")
                     ratio = v / w if (v and w) else None
                     line(f"{label} {dtype} n=1000 <= 1.1x {peer}'s own call", ratio, 1.1, "x", False, why or why2)
+            for label in current_stream_rows(peer):
+                v, why = val("wall", label, "float32", 10**3, "cubridge", "median_us")
+                w, why2 = val("wall", label, "float32", 10**3, peer, "median_us")
+                ratio = v / w if (v and w) else None
+                line(f"{label} float32 n=1000 <= 1.1x {peer}'s own call", ratio, 1.1, "x", False, why or why2)
         def vs_better_peer(label, what):
             v, why = val("wall", label, "float32", 10**3, "cubridge", "median_us")
             if v is None and why == "no measurement":
