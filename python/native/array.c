@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "dlpack.h"
 #include "errors.h"
+#include "parked.h"
 #include "stream.h"
 
 /* Host blocks up to this size are allocated with the GIL held (CPU backend). */
@@ -33,6 +34,7 @@ static int cb_array_mark(cb_state* st, cb_array* self, uintptr_t handle, cubridg
   }
   self->event_live = 1;
   self->event_stream = handle;
+  if (cb_norm_stream(handle) == 0) self->default_use = 0;
   return 0;
 }
 
@@ -85,6 +87,7 @@ void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stre
    * work on a stream of this library's is ordered before the free there or,
    * once needed, by the event, like work on any other stream. */
   int rc = 0;
+  if (handle == 0) self->default_use = 1;
   if (handle != 0) {
     rc = cb_stream_is_ours(stream) ? cb_array_use_lazily(st, self, handle, stream)
                                    : cb_array_mark(st, self, handle, stream);
@@ -186,7 +189,8 @@ int cb_parse_device(cb_state* st, PyObject* obj) {
 }
 
 cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, int kind,
-                       int device, uintptr_t stream_handle, cubridge_stream stream) {
+                       int device, uintptr_t stream_handle, cubridge_stream stream,
+                       int may_unpark) {
   const cb_dtype_info* d = cb_dtype(st, dtype);
   if (d == NULL) {
     PyErr_Format(PyExc_TypeError, "dtype: unknown dtype code %d", dtype);
@@ -240,19 +244,32 @@ cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, 
     self->strides[i] = stride;
     stride *= (Py_ssize_t)shape[i];
   }
-  cubridge_status status;
+  cubridge_status status = CUBRIDGE_OK;
   void* ptr = NULL;
   size_t nbytes = self->nbytes;
+  /* The default stream has the library's block cache; other streams only
+   * those of its own. */
+  if (may_unpark && kind == CUBRIDGE_MEMORY_DEVICE && cb_norm_stream(stream_handle) != 0 &&
+      cb_on_cuda(st) && st->parked_count > 0 && !cb_stream_is_ours(stream) &&
+      cb_unpark(st, nbytes, device, stream, &ptr, &self->event)) {
+    self->ptr = ptr;
+    cb_array_used(st, self, stream_handle, stream, 1);
+    return self;
+  }
   /* Pool hits take well under a microsecond; a miss (cudaMallocAsync growing
    * the pool, pinned memory, a large host block) may take long: the GIL is
    * released, except for small blocks on the CPU backend (a cache hit or a
    * malloc, cheaper than releasing the GIL). */
-  if (nbytes > CB_HOLD_GIL_MAX_BYTES || cb_on_cuda(st)) {
-    Py_BEGIN_ALLOW_THREADS;
-    status = cubridge_malloc_async(kind, nbytes, device, stream, &ptr);
-    Py_END_ALLOW_THREADS;
-  } else {
-    status = cubridge_malloc_async(kind, nbytes, device, stream, &ptr);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (nbytes > CB_HOLD_GIL_MAX_BYTES || cb_on_cuda(st)) {
+      Py_BEGIN_ALLOW_THREADS;
+      status = cubridge_malloc_async(kind, nbytes, device, stream, &ptr);
+      Py_END_ALLOW_THREADS;
+    } else {
+      status = cubridge_malloc_async(kind, nbytes, device, stream, &ptr);
+    }
+    if (status != CUBRIDGE_ERR_OUT_OF_MEMORY || st->parked_count == 0) break;
+    cb_park_release(st); /* parked blocks go back to the pool before giving up */
   }
   if (status != CUBRIDGE_OK) {
     Py_DECREF((PyObject*)self);
@@ -279,25 +296,22 @@ static int cb_array_free_on_own_stream(cb_array* self) {
   return 1;
 }
 
-void cb_array_free_memory(cb_array* self) {
+void cb_array_free_memory(cb_state* st, cb_array* self) {
   if (self->ptr != NULL && !cb_array_free_on_own_stream(self)) {
-    /* The block goes back to the pool on the default stream of its device;
-     * uses on other streams, covered by the event, come first: that default
-     * stream waits for the event (whichever device is current), or, should
-     * that fail, the host does (never for the whole device). Nothing can be
-     * raised from a destructor: failures are lost. */
-    if (self->event_live && self->event_stream != 0) {
-      cubridge_stream home = NULL;
-      int device = cb_home_device(self->kind, self->device);
-      if (cubridge_stream_from_handle_on(0, device, &home) != CUBRIDGE_OK ||
-          cubridge_stream_wait_event(home, self->event) != CUBRIDGE_OK) {
-        Py_BEGIN_ALLOW_THREADS;
-        (void)cubridge_event_synchronize(self->event);
-        Py_END_ALLOW_THREADS;
-      }
-      cb_stream_release(home);
+    /* Uses on other streams are covered by the event; those on the default
+     * stream come before a free there. Parked: when the event covers every
+     * use (none on the default stream since, none by an export's consumer,
+     * whose later work on its stream the event does not see). Else the block goes back to the pool
+     * on the default stream of its device, after the event (whichever device is current). Nothing
+     * can be raised from a destructor: failures are lost. */
+    int covered = self->event_live && self->event_stream != 0;
+    if (st != NULL && self->event_live && !self->default_use && !self->exported &&
+        self->kind == CUBRIDGE_MEMORY_DEVICE &&
+        cb_park(st, self->ptr, self->nbytes, self->device, self->event)) {
+      self->event = NULL; /* the parked block's now */
+    } else {
+      cb_free_after(self->kind, self->ptr, self->device, covered ? self->event : NULL);
     }
-    (void)cubridge_free_async(self->kind, self->ptr, NULL);
     self->ptr = NULL;
   }
   if (self->event != NULL) {
@@ -309,7 +323,7 @@ void cb_array_free_memory(cb_array* self) {
 cb_array* cb_array_copy(cb_state* st, cb_array* self, int kind) {
   int64_t dims[CB_MAX_NDIM];
   for (int i = 0; i < self->ndim; i++) dims[i] = (int64_t)self->shape[i];
-  cb_array* c = cb_array_new(st, self->ndim, dims, self->dtype, kind, self->device, 0, NULL);
+  cb_array* c = cb_array_new(st, self->ndim, dims, self->dtype, kind, self->device, 0, NULL, 0);
   if (c == NULL) return NULL;
   cubridge_status status = CUBRIDGE_OK;
   void *dst = c->ptr, *src = self->ptr;

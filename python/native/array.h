@@ -22,6 +22,8 @@ typedef struct cb_array {
   cubridge_event event;   /* when live: completes after every recorded use */
   int event_live;
   uintptr_t event_stream; /* where the event was last recorded */
+  int default_use;        /* used on the default stream after the event's last record there */
+  int exported;           /* handed out (DLPack, CUDA array interface, .ptr): uses unseen */
   /* A stream of this library's (cubridge.Stream) used since: the event is
    * recorded there only when something needs it (cb_array_flush); 0: none. */
   uintptr_t lazy_stream;
@@ -32,13 +34,16 @@ static inline int cb_is_array(const cb_state* st, PyObject* obj) {
 }
 /* A new uninitialised Array of `kind` on `device` (-1: the stream's, else the
  * caller's), allocated stream-ordered on `stream` (handle `stream_handle`):
- * cubridge_malloc_async, the library's caching pool. */
+ * cubridge_malloc_async, the library's caching pool, or for device memory on
+ * a stream other than the default one, when `may_unpark` (the stream is known
+ * not to record a graph), a parked block (parked.h). */
 cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, int kind,
-                       int device, uintptr_t stream_handle, cubridge_stream stream);
+                       int device, uintptr_t stream_handle, cubridge_stream stream, int may_unpark);
 /* A new Array of `kind` holding a copy of `self` (on the default stream). */
 cb_array* cb_array_copy(cb_state* st, cb_array* self, int kind);
-/* Gives the memory back to the pool once its uses are done (the type's dealloc). */
-void cb_array_free_memory(cb_array* self);
+/* Gives the memory back to the pool once its uses are done, or parks it
+ * behind its event (the type's dealloc; `st` may be NULL at the end). */
+void cb_array_free_memory(cb_state* st, cb_array* self);
 /* 'device' | 'managed' | 'pinned' -> CUBRIDGE_MEMORY_*; -1 with ValueError. */
 int cb_parse_memory(const cb_state* st, PyObject* obj);
 /* A device argument: None (-1: the current device) or an index >= 0 that the

@@ -16,7 +16,7 @@
 
 static void cb_array_dealloc(cb_array* self) {
   PyTypeObject* tp = Py_TYPE((PyObject*)self);
-  cb_array_free_memory(self);
+  cb_array_free_memory(cb_state_of_type(tp), self);
   PyMem_Free(self->shape);
   freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
   tp_free(self);
@@ -75,7 +75,7 @@ static PyObject* cb_array_tp_new(PyTypeObject* type, PyObject* args, PyObject* k
   if (kind < 0) return NULL;
   int device = cb_parse_device(st, device_obj);
   if (device < -1) return NULL;
-  return (PyObject*)cb_array_new(st, ndim, dims, dtype, kind, device, 0, NULL);
+  return (PyObject*)cb_array_new(st, ndim, dims, dtype, kind, device, 0, NULL, 0);
 }
 
 /* ---- attributes ------------------------------------------------------- */
@@ -111,7 +111,10 @@ static PyObject* get_memory(cb_array* s, void* c) {
   CB_STATE_OR_NULL(s);
   return Py_NewRef(st->memory_names[s->kind]);
 }
-static PyObject* get_ptr(cb_array* s, void* c) { return PyLong_FromVoidPtr(s->ptr); }
+static PyObject* get_ptr(cb_array* s, void* c) {
+  s->exported = 1; /* whatever uses the address, the event does not see */
+  return PyLong_FromVoidPtr(s->ptr);
+}
 static PyObject* get_device(cb_array* s, void* c) { return PyLong_FromLong(s->device); }
 
 /* Shared by __array_interface__ and __cuda_array_interface__. */
@@ -150,6 +153,7 @@ static PyObject* get_cai(cb_array* s, void* c) {
    * may not outlive the export). Nobody waits on the host. */
   PyObject* stream = Py_None;
   if (cb_array_flush(st, s) < 0) return NULL;
+  s->exported = 1;
   if (s->pending && s->write_stream != 0) {
     cubridge_status status = cubridge_stream_wait_event(NULL, s->event);
     if (status != CUBRIDGE_OK) return cb_raise_status(st, status);

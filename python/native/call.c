@@ -83,7 +83,7 @@ cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) 
 
 cb_view* cb_call_out(cb_call* c, PyObject* out_obj, const cb_view* proto, int dtype) {
   if (out_obj == Py_None) {
-    c->result = cb_new_result(c->st, proto, dtype, c->stream_handle, c->stream);
+    c->result = cb_new_result(c->st, proto, dtype, c->stream_handle, c->stream, !c->capturing);
     if (c->result == NULL) return NULL;
   } else {
     c->result = Py_NewRef(out_obj);

@@ -22,10 +22,9 @@ typedef struct cb_call {
 /* Parses the stream argument and asks whether it records a graph. Without one
  * (None) the op runs on the default stream, unless `may_follow` and its first
  * array argument names the stream that produced it (a torch tensor: torch's
- * current stream; a CUDA array interface's `stream`): then on that stream.
- * Ops that make a new device Array pass 0: its block comes from the default
- * stream's cache, and a foreign stream may be gone before the Array is freed.
- * -1 with an error (nothing to release). */
+ * current stream; a CUDA array interface's `stream`): then on that stream, as
+ * torch's own ops run on its current stream. -1 with an error (nothing to
+ * release). */
 int cb_call_begin(cb_call* c, cb_state* st, PyObject* stream_obj, int may_follow);
 /* Imports an array argument (kept for the Graph when a cubridge.Stream
  * records) and orders the call's stream after its producer's; NULL with an

@@ -176,6 +176,7 @@ PyObject* cb_dlpack_export(cb_array* self, PyObject* args, PyObject* kwds) {
    * (NumPy) may be too: then all pending work must be finished. */
   int host_reader = to_host || type == kDLCUDAHost || (type == kDLCUDAManaged && stream == Py_None);
   if (!skip_sync && cb_array_settle(st, src, host_reader, consumer) < 0) goto fail;
+  src->exported = 1;
   PyObject* capsule = cb_dl_capsule(st, src, versioned, type, to_host ? 0 : id, src != self);
   Py_DECREF((PyObject*)src);
   return capsule;

@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "numpy_import.h"
 #include "numpy_new.h"
+#include "parked.h"
 #include "stream.h"
 
 static PyObject* cb_mod_backend(PyObject* m, PyObject* unused) {
@@ -156,7 +157,12 @@ static PyObject* cb_mod_memory_stats(PyObject* m, PyObject* args) {
   memset(&s, 0, sizeof s);
   s.struct_size = sizeof s;
   cubridge_status status = cubridge_memory_stats_get(device, &s);
+  if (status == CUBRIDGE_OK && device < 0) status = cubridge_get_device(&device);
   if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
+  /* Parked blocks (parked.h) are in use for the pool, cached for the user. */
+  size_t parked = cb_parked_bytes(st, device);
+  s.in_use_bytes -= parked;
+  s.cached_bytes += parked;
   return Py_BuildValue(
       "{s:K,s:K,s:K,s:K,s:K,s:K}", "in_use_bytes", (unsigned long long)s.in_use_bytes,
       "reserved_bytes", (unsigned long long)s.reserved_bytes, "peak_in_use_bytes",
@@ -170,6 +176,7 @@ static PyObject* cb_mod_empty_cache(PyObject* m, PyObject* args) {
   cb_state* st = cb_state_of_module(m);
   int device = cb_device_arg(st, args, "|O:empty_cache");
   if (device < -1) return NULL;
+  cb_park_release(st); /* parked blocks of every device: their pools take them back */
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_empty_cache(device);

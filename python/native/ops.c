@@ -123,7 +123,7 @@ static PyObject* cb_binary(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
            *stream_obj = args[3 + div];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj, out_obj != Py_None) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *a, *b, *out;
   if (cb_call_pair(&c, a_obj, "a", b_obj, "b", &a, &b) < 0 ||
       (out = cb_call_out(&c, out_obj, a, a->dtype)) == NULL)
@@ -145,7 +145,7 @@ static PyObject* cb_axpy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   PyObject *x_obj = args[1], *y_obj = args[2], *out_obj = args[3], *stream_obj = args[4];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj, out_obj != Py_None) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *x, *y, *out;
   if (cb_call_pair(&c, x_obj, "x", y_obj, "y", &x, &y) < 0 ||
       (out = cb_call_out(&c, out_obj, y, y->dtype)) == NULL)
@@ -166,7 +166,7 @@ static PyObject* cb_scale(PyObject* m, cb_args args, Py_ssize_t nargs) {
   PyObject *x_obj = args[0], *out_obj = args[2], *stream_obj = args[3];
   cb_state* st = cb_state_of_module(m);
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj, out_obj != Py_None) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *x, *out;
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL ||
       (out = cb_call_out(&c, out_obj, x, x->dtype)) == NULL || cb_call_copy(&c, out, x) < 0)
@@ -197,7 +197,7 @@ static PyObject* cb_astype(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (dtype_obj != Py_None && (dtype = cb_dtype_from_object(st, dtype_obj, "dtype")) < 0)
     return NULL;
   cb_call c;
-  if (cb_call_begin(&c, st, stream_obj, out_obj != Py_None) < 0) return cb_call_fail(&c);
+  if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *x, *out;
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL) return cb_call_fail(&c);
   if (dtype < 0) {
@@ -229,6 +229,7 @@ static PyObject* cb_copy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   int device = cb_parse_device(st, device_obj);
   if (device < -1) return NULL;
   cb_call c;
+  /* No stream: the default one (the copy may go to another device). */
   if (cb_call_begin(&c, st, stream_obj, 0) < 0) return cb_call_fail(&c);
   cb_view *src, *dst;
   if ((src = cb_call_arg(&c, src_obj, "obj", 0)) == NULL) return cb_call_fail(&c);
@@ -236,7 +237,7 @@ static PyObject* cb_copy(PyObject* m, cb_args args, Py_ssize_t nargs) {
       (src->memory == CUBRIDGE_MEMORY_DEVICE || src->memory == CUBRIDGE_MEMORY_MANAGED))
     device = src->device;
   if ((c.result = (PyObject*)cb_array_new(st, src->ndim, src->shape, src->dtype, kind, device,
-                                          c.stream_handle, c.stream)) == NULL ||
+                                          c.stream_handle, c.stream, !c.capturing)) == NULL ||
       (dst = cb_call_arg(&c, c.result, "out", 1)) == NULL || cb_call_copy(&c, dst, src) < 0)
     return cb_call_fail(&c);
   return cb_call_end(&c, CUBRIDGE_OK, dst, NULL);

@@ -12,7 +12,7 @@ static PyObject* cb_numpy_result(cb_state* st, const cb_view* proto, int dtype) 
 }
 
 PyObject* cb_new_result(cb_state* st, const cb_view* proto, int dtype, uintptr_t handle,
-                        cubridge_stream stream) {
+                        cubridge_stream stream, int may_unpark) {
   int kind;
   if (proto->array != NULL) {
     kind = ((const cb_array*)proto->array)->kind;
@@ -22,5 +22,5 @@ PyObject* cb_new_result(cb_state* st, const cb_view* proto, int dtype, uintptr_t
     return cb_numpy_result(st, proto, dtype);
   }
   return (PyObject*)cb_array_new(st, proto->ndim, proto->shape, dtype, kind, proto->device, handle,
-                                 stream);
+                                 stream, may_unpark);
 }

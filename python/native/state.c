@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dlpack.h"
+#include "parked.h"
 
 cb_state* cb_state_of_type(PyTypeObject* type) {
   PyObject* module = PyType_GetModule(type); /* borrowed */
@@ -172,6 +173,7 @@ void cb_state_clear(cb_state* st) {
   st->torch_work_stream = NULL;
   st->torch_ready = 0;
   st->numpy_new = 0;
+  cb_park_release(st);
   if (st->order_event != NULL) {
     (void)cubridge_event_destroy(st->order_event);
     st->order_event = NULL;

@@ -37,6 +37,15 @@ typedef PyObject* (*cb_npy_new_from_descr)(PyTypeObject* type, PyObject* descr, 
                                            const Py_ssize_t* dims, const Py_ssize_t* strides,
                                            void* data, int flags, PyObject* obj);
 
+/* A device block parked behind the event of its last uses (parked.h). */
+typedef struct cb_parked {
+  void* ptr;
+  size_t nbytes;
+  int device;
+  cubridge_event event; /* owned */
+} cb_parked;
+#define CB_PARKED_MAX 8
+
 typedef struct cb_state {
   PyTypeObject* array_type;
   PyObject* error_base;                        /* cubridge.Error */
@@ -95,6 +104,8 @@ typedef struct cb_state {
    * list, kept alive by the Graph) and the stream's handle; NULL otherwise. */
   PyObject* recording;
   uintptr_t recording_stream;
+  cb_parked parked[CB_PARKED_MAX]; /* parked.c, oldest first */
+  int parked_count;
 } cb_state;
 
 static inline cb_state* cb_state_of_module(PyObject* module) {

@@ -219,10 +219,9 @@ def test_closing_an_own_stream_waits_for_its_work(cai_only: Any) -> None:
     gc.collect()
 
 
-# Foreign producers' streams. Without stream= an op that makes no new device Array runs
-# on the stream its first array names (torch's current stream, the one a CUDA array
-# interface names). On another stream (stream=0 here, or the default stream of a new
-# result) it is ordered after that producer's stream
+# Foreign producers' streams. Without stream= an op runs on the stream its first array
+# names (torch's current stream, the one a CUDA array interface names). On another
+# stream (stream=0 here) it is ordered after that producer's stream
 # (as torch's __dlpack__(stream=) would order a tensor), and the producer's stream after
 # the op, so its next kernels see what the op wrote. Each body runs once without the
 # spin first: a kernel's first launch loads its module and waits for the device, which
@@ -246,7 +245,7 @@ def test_torch_current_stream_is_ordered_before_an_op(stream: Any) -> None:
                 spin_on(s)
             x.fill_(7.0)  # late on s
             cubridge.add(x, x, out=y, stream=stream)  # after s's fill
-            z = cubridge.add(x, x)  # a new result: on the default stream, after s's fill
+            z = cubridge.add(x, x)  # a new result, on s after its fill
         cubridge.synchronize()
         assert y[[0, -1]].tolist() == [14.0, 14.0]
         assert z.to_numpy()[[0, -1]].tolist() == [14.0, 14.0]
@@ -302,10 +301,52 @@ def test_an_op_without_a_stream_runs_on_torchs_current_stream() -> None:
     spin_on(s)
     with torch.cuda.stream(s):
         cubridge.add(x, x, out=y)
+        z = cubridge.mul(x, x)  # a new result, allocated and written on s
     assert torch.cuda.default_stream().query(), "the default stream waited for torch's stream"
     assert not s.query(), "the op did not queue on torch's stream"
+    assert z.to_numpy()[[0, -1]].tolist() == [9.0, 9.0]  # waits for that write only
     s.synchronize()
     assert y[[0, -1]].tolist() == [6.0, 6.0]
+
+
+def test_a_parked_block_waits_for_its_last_use() -> None:
+    # A result freed while its write on s is still queued is parked behind its event;
+    # the next result of its size, on another stream t, takes the same block after it.
+    s, t = torch.cuda.Stream(), torch.cuda.Stream()
+    x = torch.full((N,), 3.0, device="cuda")
+    one = torch.ones(N, device="cuda")
+    with torch.cuda.stream(s):
+        cubridge.add(x, x)  # loads the kernel's module
+    torch.cuda.synchronize()
+    spin_on(s)
+    with torch.cuda.stream(s):
+        z = cubridge.add(x, x)  # 6.0, written after the spin
+    del z
+    parked = cubridge.memory_stats()
+    with torch.cuda.stream(t):
+        y = cubridge.add(one, one)  # 2.0: after z's write, or z's write lands on it
+    taken = cubridge.memory_stats()
+    assert parked["cached_bytes"] - taken["cached_bytes"] == 4 * N, "no parked block was taken"
+    assert taken["in_use_bytes"] - parked["in_use_bytes"] == 4 * N
+    s.synchronize()
+    assert y.to_numpy()[[0, -1]].tolist() == [2.0, 2.0]
+
+
+def test_parked_blocks_count_as_cached_until_empty_cache() -> None:
+    s = torch.cuda.Stream()
+    x = torch.ones(N, device="cuda")
+    torch.cuda.synchronize()
+    cubridge.empty_cache()
+    before = cubridge.memory_stats()
+    with torch.cuda.stream(s):
+        z = cubridge.add(x, x)
+    s.synchronize()
+    del z
+    parked = cubridge.memory_stats()
+    assert parked["in_use_bytes"] == before["in_use_bytes"]
+    assert parked["cached_bytes"] >= before["cached_bytes"] + 4 * N
+    cubridge.empty_cache()
+    assert cubridge.memory_stats()["cached_bytes"] == 0
 
 
 def test_an_op_without_a_stream_runs_on_the_stream_a_cai_names(cai_only: Any) -> None:

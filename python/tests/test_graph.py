@@ -226,7 +226,7 @@ def test_ops_without_a_stream_record_into_a_torch_graph() -> None:
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         cubridge.add(x, y, out=y)
-        # A new result stays on the default stream, which cannot wait for a recording.
+        # A new result's memory would belong to torch's graph.
         with pytest.raises(cubridge.InvalidArgumentError, match="recording a graph"):
             cubridge.add(x, y)
     assert float(y.sum()) == 0.0  # recorded, not run
