@@ -188,47 +188,29 @@ def test_one_recording_at_a_time() -> None:
 
 
 @needs_cuda
-def test_ops_record_into_a_torch_graph() -> None:
+@pytest.mark.parametrize("explicit", [True, False], ids=["stream_given", "no_stream"])
+def test_ops_record_into_a_torch_graph(explicit: bool) -> None:
+    # Without stream= an op on torch tensors runs on torch's current stream: the
+    # capturing one inside torch.cuda.graph.
     torch = pytest.importorskip("torch", reason="torch is not installed")
+
+    def current() -> dict:
+        return {"stream": torch.cuda.current_stream()} if explicit else {}
+
     x = torch.ones(1000, device="cuda")
     y = torch.zeros(1000, device="cuda")
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # torch warms up on a side stream before capturing
-        cubridge.add(x, y, out=y, stream=side)
+        cubridge.add(x, y, out=y, **current())
     torch.cuda.current_stream().wait_stream(side)
     y.zero_()
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        stream = torch.cuda.current_stream()
-        cubridge.add(x, y, out=y, stream=stream)
-        with pytest.raises(cubridge.InvalidArgumentError, match="recording a graph"):
-            cubridge.add(x, y, stream=stream)
-    for _ in range(4):
-        g.replay()
-    torch.cuda.synchronize()
-    assert float(y.sum()) == 4000.0
-
-
-@needs_cuda
-def test_ops_without_a_stream_record_into_a_torch_graph() -> None:
-    # Without stream= an op on torch tensors runs on torch's current stream: the
-    # capturing one inside torch.cuda.graph.
-    torch = pytest.importorskip("torch", reason="torch is not installed")
-    x = torch.ones(1000, device="cuda")
-    y = torch.zeros(1000, device="cuda")
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        cubridge.add(x, y, out=y)
-    torch.cuda.current_stream().wait_stream(side)
-    y.zero_()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        cubridge.add(x, y, out=y)
+        cubridge.add(x, y, out=y, **current())
         # A new result's memory would belong to torch's graph.
         with pytest.raises(cubridge.InvalidArgumentError, match="recording a graph"):
-            cubridge.add(x, y)
+            cubridge.add(x, y, **current())
     assert float(y.sum()) == 0.0  # recorded, not run
     for _ in range(3):
         g.replay()
