@@ -252,8 +252,14 @@ cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, 
   if (may_unpark && kind == CUBRIDGE_MEMORY_DEVICE && cb_norm_stream(stream_handle) != 0 &&
       cb_on_cuda(st) && st->parked_count > 0 && !cb_stream_is_ours(stream) &&
       cb_unpark(st, nbytes, device, stream, &ptr, &self->event)) {
+    /* `stream` waited for the event, which covers the block's earlier uses:
+     * it stands for the allocation there, as a record would (one CUDA call
+     * less; the op's own use records it next). */
     self->ptr = ptr;
-    cb_array_used(st, self, stream_handle, stream, 1);
+    self->event_live = 1;
+    self->event_stream = stream_handle;
+    self->pending = 1;
+    self->write_stream = stream_handle;
     return self;
   }
   /* Pool hits take well under a microsecond; a miss (cudaMallocAsync growing
