@@ -87,8 +87,9 @@ void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stre
    * work on a stream of this library's is ordered before the free there or,
    * once needed, by the event, like work on any other stream. */
   int rc = 0;
-  if (handle == 0) self->default_use = 1;
-  if (handle != 0) {
+  if (handle == 0) {
+    self->default_use = 1;
+  } else {
     rc = cb_stream_is_ours(stream) ? cb_array_use_lazily(st, self, handle, stream)
                                    : cb_array_mark(st, self, handle, stream);
   }
@@ -302,17 +303,23 @@ static int cb_array_free_on_own_stream(cb_array* self) {
   return 1;
 }
 
+/* Whether the event covers every use of the Array's device memory: none on
+ * the default stream since its last record there, none by an export's
+ * consumer (whose later work on its own stream the event does not see). */
+static int cb_array_event_covers_all(const cb_array* self) {
+  return self->kind == CUBRIDGE_MEMORY_DEVICE && self->event_live && !self->default_use &&
+         !self->exported;
+}
+
 void cb_array_free_memory(cb_state* st, cb_array* self) {
   if (self->ptr != NULL && !cb_array_free_on_own_stream(self)) {
-    /* Uses on other streams are covered by the event; those on the default
-     * stream come before a free there. Parked: when the event covers every
-     * use (none on the default stream since, none by an export's consumer,
-     * whose later work on its stream the event does not see). Else the block goes back to the pool
-     * on the default stream of its device, after the event (whichever device is current). Nothing
-     * can be raised from a destructor: failures are lost. */
+    /* Parked behind the event when it covers every use. Else the block goes
+     * back to the pool on the default stream of its device (whichever device
+     * is current), where uses on the default stream come first, after the
+     * event that covers those on other streams. Nothing can be raised from a
+     * destructor: failures are lost. */
     int covered = self->event_live && self->event_stream != 0;
-    if (st != NULL && self->event_live && !self->default_use && !self->exported &&
-        self->kind == CUBRIDGE_MEMORY_DEVICE &&
+    if (st != NULL && cb_array_event_covers_all(self) &&
         cb_park(st, self->ptr, self->nbytes, self->device, self->event)) {
       self->event = NULL; /* the parked block's now */
     } else {
