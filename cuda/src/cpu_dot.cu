@@ -1,6 +1,8 @@
 // See cpu_dot.h.
 #include <string.h>
 
+#include <type_traits>
+
 #include "cpu_dot.h"
 #include "cpu_pool.h"
 
@@ -45,9 +47,11 @@ __attribute__((target("avx2"))) void lanes_avx2(const T* x, const T* y, size_t m
 // is bound by its eight float-to-double conversions per 16 elements; here it
 // takes four. For double it saves half the instructions: measured on the
 // 2-core build VM, f64 dot of 65536 in-cache elements took 6.2 us against 7.2.
-// Multiply, then add, through builtins: a plain `a += x * y` is fused into an
-// FMA under target("avx512f"), which rounds double products differently
-// (float products are exact in double, so there it would not matter).
+// Double products: multiply, then add, through builtins (a plain `a += x * y`
+// is fused into an FMA under target("avx512f"), which rounds them
+// differently). Float products are exact in double, so an FMA gives the same
+// bits in one instruction: f32 dot 1e5 in cache 11.2 us against 13.1 (one
+// thread of the build VM's EPYC).
 typedef double D8 __attribute__((vector_size(64)));
 typedef float F8 __attribute__((vector_size(32)));
 
@@ -70,9 +74,13 @@ __attribute__((target("avx512f"))) void lanes_avx512(const T* x, const T* y, siz
   memcpy(a, lanes, sizeof a);
   for (size_t i = 0; i < m; i += kLanes) {
     for (int k = 0; k < 2; ++k) {
-      D8 p =
-          __builtin_ia32_mulpd512_mask(load8(x + i + 8 * k), load8(y + i + 8 * k), D8{}, 0xff, 4);
-      a[k] = __builtin_ia32_addpd512_mask(a[k], p, D8{}, 0xff, 4);
+      const D8 xk = load8(x + i + 8 * k), yk = load8(y + i + 8 * k);
+      if constexpr (std::is_same_v<T, float>) {
+        a[k] = __builtin_ia32_vfmaddpd512_mask(xk, yk, a[k], 0xff, 4);
+      } else {
+        a[k] = __builtin_ia32_addpd512_mask(
+            a[k], __builtin_ia32_mulpd512_mask(xk, yk, D8{}, 0xff, 4), D8{}, 0xff, 4);
+      }
     }
   }
   memcpy(lanes, a, sizeof a);
