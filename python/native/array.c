@@ -275,8 +275,8 @@ cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, 
     } else {
       status = cubridge_malloc_async(kind, nbytes, device, stream, &ptr);
     }
-    if (status != CUBRIDGE_ERR_OUT_OF_MEMORY || st->parked_count == 0) break;
-    cb_park_release(st); /* parked blocks go back to the pool before giving up */
+    if (status != CUBRIDGE_ERR_OUT_OF_MEMORY || cb_parked_bytes(st, device) == 0) break;
+    cb_park_release(st, device); /* its parked blocks go back to the pool before giving up */
   }
   if (status != CUBRIDGE_OK) {
     Py_DECREF((PyObject*)self);

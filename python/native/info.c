@@ -176,7 +176,7 @@ static PyObject* cb_mod_empty_cache(PyObject* m, PyObject* args) {
   cb_state* st = cb_state_of_module(m);
   int device = cb_device_arg(st, args, "|O:empty_cache");
   if (device < -1) return NULL;
-  cb_park_release(st); /* parked blocks of every device: their pools take them back */
+  cb_park_release(st, device); /* parked blocks (-1: every device's) back to their pools */
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_empty_cache(device);

@@ -58,8 +58,10 @@ int cb_unpark(cb_state* st, size_t nbytes, int device, cubridge_stream stream, v
   return 0;
 }
 
-void cb_park_release(cb_state* st) {
-  while (st->parked_count > 0) cb_park_free(cb_park_take(st, st->parked_count - 1));
+void cb_park_release(cb_state* st, int device) {
+  for (int i = st->parked_count - 1; i >= 0; i--) {
+    if (device < 0 || st->parked[i].device == device) cb_park_free(cb_park_take(st, i));
+  }
 }
 
 size_t cb_parked_bytes(const cb_state* st, int device) {

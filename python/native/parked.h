@@ -25,9 +25,9 @@ int cb_park(cb_state* st, void* ptr, size_t nbytes, int device, cubridge_event e
  * waits for its event; *event is handed over. 0 on a miss. */
 int cb_unpark(cb_state* st, size_t nbytes, int device, cubridge_stream stream, void** ptr,
               cubridge_event* event);
-/* Frees every parked block (empty_cache, an allocation out of memory, the
- * module's end). */
-void cb_park_release(cb_state* st);
+/* Frees the parked blocks on `device`, or on every device when it is < 0
+ * (empty_cache, an allocation out of memory, the module's end). */
+void cb_park_release(cb_state* st, int device);
 /* Bytes parked on `device`. */
 size_t cb_parked_bytes(const cb_state* st, int device);
 

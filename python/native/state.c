@@ -173,7 +173,7 @@ void cb_state_clear(cb_state* st) {
   st->torch_work_stream = NULL;
   st->torch_ready = 0;
   st->numpy_new = 0;
-  cb_park_release(st);
+  cb_park_release(st, -1);
   if (st->order_event != NULL) {
     (void)cubridge_event_destroy(st->order_event);
     st->order_event = NULL;

@@ -178,6 +178,35 @@ def test_array_of_cuda1_handed_to_torch_after_its_write():
         assert r[[0, -1]].tolist() == [2.0 * (i + 1)] * 2
 
 
+
+def park_one(device: int, n: int) -> None:
+    """A new result on a torch stream of `device`, freed: its block is parked."""
+    x = torch.ones(n, device=f"cuda:{device}")
+    s = torch.cuda.Stream(device=device)
+    with torch.cuda.device(device), torch.cuda.stream(s):
+        z = cubridge.add(x, x)
+    s.synchronize()
+    del z
+
+
+@two
+def test_parked_blocks_stay_on_their_device():
+    cubridge.empty_cache(0)
+    cubridge.empty_cache(1)
+    park_one(0, 1 << 16)
+    park_one(1, 1 << 16)
+    cached0 = cubridge.memory_stats(0)["cached_bytes"]
+    assert cubridge.memory_stats(1)["cached_bytes"] >= 4 << 16
+    cubridge.empty_cache(1)  # device 1's blocks only
+    assert cubridge.memory_stats(1)["cached_bytes"] == 0
+    assert cubridge.memory_stats(0)["cached_bytes"] == cached0 >= 4 << 16
+    # A new result on device 1 of the size parked on device 0 takes new memory there.
+    park_one(1, 1 << 16)
+    assert cubridge.memory_stats(0)["cached_bytes"] == cached0
+    cubridge.empty_cache(0)
+    cubridge.empty_cache(1)
+    healthy(1)
+
 # ---- NCCL communicators (issue 13.2) ------------------------------------------
 
 
