@@ -146,7 +146,7 @@ static void cb_call_hand_back(cb_call* c) {
     uintptr_t producer = v->producer_stream;
     if (producer == 0 || cb_call_saw_producer(c, producer, i)) continue;
     int home = cb_home_device(v->memory, v->device);
-    if (cb_stream_order(c->st, c->stream_handle, producer, home) < 0) {
+    if (cb_stream_hand_back(c->st, c->stream_handle, producer, home) < 0) {
       PyErr_Clear();
       (void)cubridge_stream_synchronize(c->stream);
       return;

@@ -81,7 +81,10 @@ void cb_stream_release(cubridge_stream stream) {
   if (stream != NULL) cubridge_stream_destroy(stream); /* frees the wrapper only */
 }
 
-int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer, int device) {
+/* cb_stream_order; may_capture 0: the caller knows the producer is not
+ * recording (the op's own stream, after the op), and the query is skipped. */
+static int cb_stream_order_checked(cb_state* st, uintptr_t producer, uintptr_t consumer, int device,
+                                   int may_capture) {
   if (consumer == CB_STREAM_UNORDERED || cb_norm_stream(producer) == cb_norm_stream(consumer) ||
       !cb_on_cuda(st))
     return 0;
@@ -98,7 +101,7 @@ int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer, int de
   /* A recording stream's event cannot order another stream: waiting for it
    * would end the recording (torch.cuda.graph's, CuPy's) with an error. */
   int capturing = 0;
-  if (status == CUBRIDGE_OK && cb_norm_stream(producer) > 1)
+  if (status == CUBRIDGE_OK && may_capture && cb_norm_stream(producer) > 1)
     status = cubridge_stream_is_capturing(p, &capturing);
   if (status == CUBRIDGE_OK && !capturing) status = cubridge_event_record(st->order_event, p);
   if (status == CUBRIDGE_OK && !capturing) status = cubridge_stream_wait_event(c, st->order_event);
@@ -115,4 +118,12 @@ int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer, int de
     return -1;
   }
   return 0;
+}
+
+int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer, int device) {
+  return cb_stream_order_checked(st, producer, consumer, device, 1);
+}
+
+int cb_stream_hand_back(cb_state* st, uintptr_t op_stream, uintptr_t producer, int device) {
+  return cb_stream_order_checked(st, op_stream, producer, device, 0);
 }

@@ -28,5 +28,8 @@ static inline int cb_home_device(int memory, int device) {
  * consumer. A no-op when they are the same stream, for CB_STREAM_UNORDERED and
  * on the CPU backend. */
 int cb_stream_order(cb_state* st, uintptr_t producer, uintptr_t consumer, int device);
+/* Orders a producer's stream after an op queued on `op_stream`, which the
+ * caller knows is not recording a graph (cb_stream_order without asking). */
+int cb_stream_hand_back(cb_state* st, uintptr_t op_stream, uintptr_t producer, int device);
 
 #endif /* CUBRIDGE_CEXT_STREAM_H_ */
