@@ -178,7 +178,6 @@ def test_array_of_cuda1_handed_to_torch_after_its_write():
         assert r[[0, -1]].tolist() == [2.0 * (i + 1)] * 2
 
 
-
 def park_one(device: int, n: int) -> None:
     """A new result on a torch stream of `device`, freed: its block is parked."""
     x = torch.ones(n, device=f"cuda:{device}")
@@ -206,6 +205,7 @@ def test_parked_blocks_stay_on_their_device():
     cubridge.empty_cache(0)
     cubridge.empty_cache(1)
     healthy(1)
+
 
 # ---- NCCL communicators (issue 13.2) ------------------------------------------
 
