@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <algorithm>
 #include <cuda/std/limits>
@@ -162,6 +163,25 @@ struct MulOp {
   }
 };
 
+// c ? a : b through bit masks. GCC keeps a loop scalar when a ?: picks the
+// result of a division (it may trap, so it is not computed where unused): f32
+// div of 1e4 on the CPU took 10.8 us against NumPy's 2.3. Here both are
+// computed and the loop vectorises.
+template <class T>
+CB_HD T select_bits(bool c, T a, T b) {
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t,
+                               std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
+  static_assert(sizeof(T) == sizeof(U), "select_bits: 2, 4 or 8 bytes");
+  U ua, ub;
+  memcpy(&ua, &a, sizeof ua);
+  memcpy(&ub, &b, sizeof ub);
+  const U keep = static_cast<U>(U(0) - static_cast<U>(c));
+  const U r = static_cast<U>((ua & keep) | (ub & static_cast<U>(~keep)));
+  T t;
+  memcpy(&t, &r, sizeof t);
+  return t;
+}
+
 // b != 0 ? a / b : zero (integers truncate; INT_MIN / -1 wraps to INT_MIN).
 template <class T>
 struct DivOp {
@@ -175,7 +195,7 @@ struct DivOp {
     } else {
       using A = Arith<T>;
       typename A::C cb = A::up(b);
-      return cb != 0 ? A::down(A::up(a) / cb) : zero;
+      return select_bits(cb != 0, A::down(A::up(a) / cb), zero);
     }
   }
 };
