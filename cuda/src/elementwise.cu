@@ -88,6 +88,24 @@ cubridge_status binary(const char* fn, int dtype, const void* a, const void* b, 
   return elementwise<2>(fn, dtype, n, {"out", out}, {"a", a}, {"b", b}, nullptr, stream, make_op);
 }
 
+// out = alpha * x + y and out = alpha * x; `out` named like an input is that
+// input updated in place.
+cubridge_status axpy(const char* fn, int dtype, double alpha, Operand out, Operand x, Operand y,
+                     size_t n, cubridge_stream stream) {
+  return elementwise<2>(fn, dtype, n, out, x, y, &alpha, stream, [alpha](auto tag) {
+    using T = typename decltype(tag)::type;
+    return AxpyOp<T>{scalar_of<T>(alpha)};
+  });
+}
+
+cubridge_status scale(const char* fn, int dtype, double alpha, Operand out, Operand x, size_t n,
+                      cubridge_stream stream) {
+  return elementwise<1>(fn, dtype, n, out, x, {}, &alpha, stream, [alpha](auto tag) {
+    using T = typename decltype(tag)::type;
+    return ScaleOp<T>{scalar_of<T>(alpha)};
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -120,20 +138,23 @@ CUBRIDGE_API cubridge_status cubridge_div(int dtype, const void* a, const void* 
 
 CUBRIDGE_API cubridge_status cubridge_axpy(int dtype, double alpha, const void* x, void* y,
                                            size_t n, cubridge_stream stream) {
-  return elementwise<2>("cubridge_axpy", dtype, n, {"y", y}, {"x", x}, {"y", y}, &alpha, stream,
-                        [alpha](auto tag) {
-                          using T = typename decltype(tag)::type;
-                          return AxpyOp<T>{scalar_of<T>(alpha)};
-                        });
+  return axpy("cubridge_axpy", dtype, alpha, {"y", y}, {"x", x}, {"y", y}, n, stream);
+}
+
+CUBRIDGE_API cubridge_status cubridge_axpy_out(int dtype, double alpha, const void* x,
+                                               const void* y, void* out, size_t n,
+                                               cubridge_stream stream) {
+  return axpy("cubridge_axpy_out", dtype, alpha, {"out", out}, {"x", x}, {"y", y}, n, stream);
 }
 
 CUBRIDGE_API cubridge_status cubridge_scale(int dtype, double alpha, void* x, size_t n,
                                             cubridge_stream stream) {
-  return elementwise<1>("cubridge_scale", dtype, n, {"x", x}, {"x", x}, {}, &alpha, stream,
-                        [alpha](auto tag) {
-                          using T = typename decltype(tag)::type;
-                          return ScaleOp<T>{scalar_of<T>(alpha)};
-                        });
+  return scale("cubridge_scale", dtype, alpha, {"x", x}, {"x", x}, n, stream);
+}
+
+CUBRIDGE_API cubridge_status cubridge_scale_out(int dtype, double alpha, const void* x, void* out,
+                                                size_t n, cubridge_stream stream) {
+  return scale("cubridge_scale_out", dtype, alpha, {"out", out}, {"x", x}, n, stream);
 }
 
 CUBRIDGE_API cubridge_status cubridge_fill(int dtype, double value, void* x, size_t n,

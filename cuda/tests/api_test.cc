@@ -85,6 +85,10 @@ TEST(BadInput, NullPointersNamed) {
               CUBRIDGE_ERR_INVALID_ARGUMENT, "'x'");
   EXPECT_EQ(cubridge_scale(CUBRIDGE_FLOAT32, 1, nullptr, 5, nullptr),
             CUBRIDGE_ERR_INVALID_ARGUMENT);
+  ExpectError(cubridge_axpy_out(CUBRIDGE_FLOAT32, 1, a, a, nullptr, 5, nullptr),
+              CUBRIDGE_ERR_INVALID_ARGUMENT, "'out'");
+  ExpectError(cubridge_scale_out(CUBRIDGE_FLOAT32, 1, nullptr, out, 5, nullptr),
+              CUBRIDGE_ERR_INVALID_ARGUMENT, "'x'");
   EXPECT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 1, nullptr, 5, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
   ExpectError(cubridge_convert(CUBRIDGE_FLOAT32, nullptr, CUBRIDGE_INT32, out, 5, nullptr),
               CUBRIDGE_ERR_INVALID_ARGUMENT, "'src'");

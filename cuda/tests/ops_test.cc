@@ -129,11 +129,27 @@ void RunElementwise(const std::string& op, size_t n, Mem mem, size_t off) {
     st = cubridge_axpy(dt, alpha, ba.get(), bb.get(), n, nullptr);
     ASSERT_EQ(st, CUBRIDGE_OK) << what << ": " << cubridge_last_error();
     bb.Download(got.data(), bytes);
+  } else if (op == "axpy_out") {
+    for (size_t i = 0; i < n; ++i) want[i] = RefAxpy(alpha, a[i], b[i]);
+    st = cubridge_axpy_out(dt, alpha, ba.get(), bb.get(), bo.get(), n, nullptr);
+    ASSERT_EQ(st, CUBRIDGE_OK) << what << ": " << cubridge_last_error();
+    bo.Download(got.data(), bytes);
+    std::vector<S> y(n);
+    bb.Download(y.data(), bytes);
+    ExpectSame(y, b, what + " (y untouched)");
   } else if (op == "scale") {
     for (size_t i = 0; i < n; ++i) want[i] = RefScale(alpha, a[i]);
     st = cubridge_scale(dt, alpha, ba.get(), n, nullptr);
     ASSERT_EQ(st, CUBRIDGE_OK) << what << ": " << cubridge_last_error();
     ba.Download(got.data(), bytes);
+  } else if (op == "scale_out") {
+    for (size_t i = 0; i < n; ++i) want[i] = RefScale(alpha, a[i]);
+    st = cubridge_scale_out(dt, alpha, ba.get(), bo.get(), n, nullptr);
+    ASSERT_EQ(st, CUBRIDGE_OK) << what << ": " << cubridge_last_error();
+    bo.Download(got.data(), bytes);
+    std::vector<S> x(n);
+    ba.Download(x.data(), bytes);
+    ExpectSame(x, a, what + " (x untouched)");
   } else if (op == "fill") {
     for (size_t i = 0; i < n; ++i)
       want[i] = TypeInfo<S>::Down(static_cast<typename TypeInfo<S>::C>(zero));
@@ -165,7 +181,8 @@ TEST_P(ElementwiseTest, AllDtypesSizesPlacements) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, ElementwiseTest,
-                         ::testing::Values("add", "sub", "mul", "div", "axpy", "scale", "fill"));
+                         ::testing::Values("add", "sub", "mul", "div", "axpy", "axpy_out", "scale",
+                                           "scale_out", "fill"));
 
 // Pointers misaligned against each other (no common 16-byte alignment) take
 // the scalar path; all misaligned alike take the vector path with a head.
@@ -232,6 +249,21 @@ void RunAliasing(Mem mem) {
     for (size_t i = 0; i < n; ++i) want[i] = RefAxpy<S>(2.0, a[i], a[i]);
     ExpectSame(got, want, std::string("axpy x==y ") + Name<S>());
   }
+  {  // axpy_out and scale_out into x: one pass reads each x[i] before writing it
+    Buffer ba(mem, bytes), bb(mem, bytes);
+    ba.Upload(a.data(), bytes);
+    bb.Upload(a.data(), bytes);
+    ASSERT_EQ(cubridge_axpy_out(dt, 2.0, ba.get(), bb.get(), ba.get(), n, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    ba.Download(got.data(), bytes);
+    for (size_t i = 0; i < n; ++i) want[i] = RefAxpy<S>(2.0, a[i], a[i]);
+    ExpectSame(got, want, std::string("axpy_out out==x ") + Name<S>());
+    ASSERT_EQ(cubridge_scale_out(dt, 2.0, bb.get(), bb.get(), n, nullptr), CUBRIDGE_OK)
+        << cubridge_last_error();
+    bb.Download(got.data(), bytes);
+    for (size_t i = 0; i < n; ++i) want[i] = RefScale<S>(2.0, a[i]);
+    ExpectSame(got, want, std::string("scale_out out==x ") + Name<S>());
+  }
   {  // partial overlap: rejected, named, nothing written
     Buffer ba(mem, bytes + 16 * sizeof(S)), bb(mem, bytes);
     S* base = static_cast<S*>(ba.get());
@@ -241,6 +273,12 @@ void RunAliasing(Mem mem) {
         << cubridge_last_error();
     EXPECT_NE(std::string(cubridge_last_error()).find("'a'"), std::string::npos);
     EXPECT_EQ(cubridge_axpy(dt, 1.0, base + 3, base, n, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(cubridge_axpy_out(dt, 1.0, bb.get(), base, base + 1, n, nullptr),
+              CUBRIDGE_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(cubridge_last_error()).find("'y'"), std::string::npos)
+        << cubridge_last_error();
+    EXPECT_EQ(cubridge_scale_out(dt, 1.0, base, base + 2, n, nullptr),
+              CUBRIDGE_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(cubridge_convert(dt, base, dt, base + 2, n, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
   }
 }

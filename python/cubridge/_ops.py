@@ -103,7 +103,7 @@ axpy = _bind(
     "axpy",
     """``alpha * x + y``; ``out=y`` updates ``y`` in place (BLAS axpy).
 
-    ``out`` may be ``y`` or a separate array, not ``x``.
+    One pass over the arrays; ``out`` may be ``y``, ``x`` or an array of its own.
 
     >>> import numpy as np, cubridge
     >>> y = np.array([1.0, 1.0], np.float32)

@@ -85,9 +85,9 @@ static cubridge_status cb_run(cb_call* c, const cb_op_args* o) {
   } else if (o->op == OP_DIV) {
     status = cubridge_div(o->dtype, o->x, o->y, o->out, o->n, o->scalar, stream);
   } else if (o->op == OP_AXPY) {
-    status = cubridge_axpy(o->dtype, o->scalar, o->x, o->out, o->n, stream);
+    status = cubridge_axpy_out(o->dtype, o->scalar, o->x, o->y, o->out, o->n, stream);
   } else if (o->op == OP_SCALE) {
-    status = cubridge_scale(o->dtype, o->scalar, o->out, o->n, stream);
+    status = cubridge_scale_out(o->dtype, o->scalar, o->x, o->out, o->n, stream);
   } else if (o->op == OP_FILL) {
     status = cubridge_fill(o->dtype, o->scalar, o->out, o->n, stream);
   } else if (o->op == OP_CONVERT) {
@@ -150,13 +150,9 @@ static PyObject* cb_axpy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (cb_call_pair(&c, x_obj, "x", y_obj, "y", &x, &y) < 0 ||
       (out = cb_call_out(&c, out_obj, y, y->dtype)) == NULL)
     return cb_call_fail(&c);
-  if (out->data == x->data && out->data != y->data && out->n != 0) {
-    PyErr_SetString(PyExc_ValueError, "axpy: out may be y (in place) or a new array, but not x");
-    return cb_call_fail(&c);
-  }
-  /* Refused before y is copied into out: a failed call leaves out as it was. */
-  if (cb_check_overlap(x, out) < 0 || cb_call_copy(&c, out, y) < 0) return cb_call_fail(&c);
-  cb_op_args o = {OP_AXPY, x->dtype, 0, alpha, x->data, NULL, out->data, x->n};
+  /* One pass, x and y to out: out may be either of them or an array of its own. */
+  if (cb_check_overlap(x, out) < 0 || cb_check_overlap(y, out) < 0) return cb_call_fail(&c);
+  cb_op_args o = {OP_AXPY, x->dtype, 0, alpha, x->data, y->data, out->data, x->n};
   return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 
@@ -169,9 +165,9 @@ static PyObject* cb_scale(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *x, *out;
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL ||
-      (out = cb_call_out(&c, out_obj, x, x->dtype)) == NULL || cb_call_copy(&c, out, x) < 0)
+      (out = cb_call_out(&c, out_obj, x, x->dtype)) == NULL || cb_check_overlap(x, out) < 0)
     return cb_call_fail(&c);
-  cb_op_args o = {OP_SCALE, x->dtype, 0, alpha, NULL, NULL, out->data, x->n};
+  cb_op_args o = {OP_SCALE, x->dtype, 0, alpha, x->data, NULL, out->data, x->n};
   return cb_call_end(&c, cb_run(&c, &o), out, NULL);
 }
 

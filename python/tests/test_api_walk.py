@@ -385,6 +385,10 @@ def test_exact_aliasing_is_fine() -> None:
     np.testing.assert_array_equal(x, 2 * f32())
     cubridge.scale(x, 0.5, out=x)
     np.testing.assert_array_equal(x, f32())
+    y = np.full(N, 10, np.float32)
+    cubridge.axpy(2.0, x, y, out=x)  # one pass: x is read before it is written
+    np.testing.assert_array_equal(x, 2 * f32() + 10)
+    np.testing.assert_array_equal(y, np.full(N, 10, np.float32))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "float16"])

@@ -337,6 +337,14 @@ CUBRIDGE_API cubridge_status cubridge_axpy(int dtype, double alpha, const void* 
 /* x[i] *= alpha (alpha rules as for axpy) */
 CUBRIDGE_API cubridge_status cubridge_scale(int dtype, double alpha, void* x, size_t n,
                                             cubridge_stream stream);
+/* out[i] = alpha * x[i] + y[i] and out[i] = alpha * x[i], in one pass into an
+ * array of their own (or in place: out may be x or y), with the rules of
+ * cubridge_axpy and cubridge_scale. */
+CUBRIDGE_API cubridge_status cubridge_axpy_out(int dtype, double alpha, const void* x,
+                                               const void* y, void* out, size_t n,
+                                               cubridge_stream stream);
+CUBRIDGE_API cubridge_status cubridge_scale_out(int dtype, double alpha, const void* x, void* out,
+                                                size_t n, cubridge_stream stream);
 /* x[i] = value, converted to dtype as cubridge_convert converts a float64 */
 CUBRIDGE_API cubridge_status cubridge_fill(int dtype, double value, void* x, size_t n,
                                            cubridge_stream stream);
