@@ -21,7 +21,8 @@ What is measured (bench/README.md has the details):
           synchronize at the end (async ops); sum/dot return a Python number each call.
   host    float32 add on NumPy arrays in and out: cubridge.add(a, b, out=o) vs
           cupy.asnumpy(cupy.add(cupy.asarray(a), cupy.asarray(b))) vs torch vs numpy.add.
-Effective bandwidth: add/mul/axpy 3*n*itemsize, sum n*itemsize, dot 2*n*itemsize per call.
+Effective bandwidth: add/sub/mul/div/axpy 3*n*itemsize, scale 2*n*itemsize, sum/min/max
+n*itemsize, dot 2*n*itemsize per call.
 
 Nothing here raises on a missing library or a failing size: it is reported and skipped.
 """
@@ -48,9 +49,11 @@ WALL_SIZES = [10**3, 10**5]
 QUICK_WALL_SIZES = [10**3]
 HOST_SIZES = [10**3, 10**6, 10**7, 10**8]
 QUICK_HOST_SIZES = [10**3, 10**6, 10**7]
-OPS = ["add", "mul", "axpy", "sum", "dot"]
+OPS = ["add", "mul", "axpy", "sum", "dot"]  # the default; the GPU targets compare these
+MORE_OPS = ["sub", "div", "scale", "min", "max"]  # with --ops all: every op of the API
+REDUCTIONS = ("sum", "dot", "min", "max")  # return a number
 DTYPES = ["float32", "float64"]
-BYTES_PER_ELEM = {"add": 3, "mul": 3, "axpy": 3, "sum": 1, "dot": 2}  # x itemsize
+BYTES_PER_ELEM = {"add": 3, "sub": 3, "mul": 3, "div": 3, "axpy": 3, "scale": 2, "sum": 1, "dot": 2, "min": 1, "max": 1}  # x itemsize
 ITEMSIZE = {"float32": 4, "float64": 8}
 ALL_LIBS = ["cubridge", "cupy", "torch", "numpy"]
 ALPHA = 1e-3
@@ -192,6 +195,15 @@ class CubridgeLib(Lib):
             return lambda: cb.sum(a)
         if op == "dot":
             return lambda: cb.dot(a, b)
+        if op == "sub":
+            return lambda: cb.sub(a, b, out=c)
+        if op == "div":
+            return lambda: cb.div(a, b, out=c)
+        if op == "scale":
+            return lambda: cb.scale(a, ALPHA, out=c)
+        if op in ("min", "max"):
+            f = getattr(cb, op)
+            return lambda: f(a)
         raise KeyError(op)
 
     def second_gpu(self, n, dtype):
@@ -315,14 +327,22 @@ class CupyLib(Lib):
             return lambda: a.sum()
         if op == "dot":
             return lambda: cp.dot(a, b)
+        if op == "sub":
+            return lambda: cp.subtract(a, b, out=c)
+        if op == "div":
+            return lambda: cp.divide(a, b, out=c)
+        if op == "scale":
+            return lambda: cp.multiply(a, ALPHA, out=c)
+        if op == "min":
+            return lambda: a.min()
+        if op == "max":
+            return lambda: a.max()
         raise KeyError(op)
 
     def wall(self, op, A):
-        cp, a, b = self.cp, A["a"], A["b"]
-        if op == "sum":
-            return lambda: float(a.sum())
-        if op == "dot":
-            return lambda: float(cp.dot(a, b))
+        if op in REDUCTIONS:
+            f = self.kernel(op, A)
+            return lambda: float(f())
         return self.kernel(op, A)
 
     def extra_wall(self, A):
@@ -438,14 +458,22 @@ class TorchLib(Lib):
             return lambda: a.sum()
         if op == "dot":
             return lambda: torch.dot(a, b)
+        if op == "sub":
+            return lambda: torch.sub(a, b, out=c)
+        if op == "div":
+            return lambda: torch.div(a, b, out=c)
+        if op == "scale":
+            return lambda: torch.mul(a, ALPHA, out=c)
+        if op == "min":
+            return lambda: a.min()
+        if op == "max":
+            return lambda: a.max()
         raise KeyError(op)
 
     def wall(self, op, A):
-        torch, a, b = self.torch, A["a"], A["b"]
-        if op == "sum":
-            return lambda: a.sum().item()
-        if op == "dot":
-            return lambda: torch.dot(a, b).item()
+        if op in REDUCTIONS:
+            f = self.kernel(op, A)
+            return lambda: f().item()
         return self.kernel(op, A)
 
     def extra_wall(self, A):
@@ -541,6 +569,16 @@ class NumpyLib(Lib):
             return lambda: float(a.sum())
         if op == "dot":
             return lambda: float(np.dot(a, b))
+        if op == "sub":
+            return lambda: np.subtract(a, b, out=c)
+        if op == "div":
+            return lambda: np.divide(a, b, out=c)
+        if op == "scale":
+            return lambda: np.multiply(a, ALPHA, out=c)
+        if op == "min":
+            return lambda: float(a.min())
+        if op == "max":
+            return lambda: float(a.max())
         raise KeyError(op)
 
     def extra_wall(self, A):
@@ -824,6 +862,10 @@ class Bench:
             else:
                 self.skipped_libs[name] = lib.note
                 log(f"  {name}: skipped ({lib.note})")
+        self.ops = OPS + MORE_OPS if args.ops == "all" else [o.strip() for o in args.ops.split(",") if o.strip()]
+        bad = [o for o in self.ops if o not in OPS + MORE_OPS]
+        if bad:
+            raise SystemExit(f"--ops: unknown {bad}; choose from {OPS + MORE_OPS} or all")
         self.cb = self.libs.get("cubridge")
         self.cpu_backend = self.cb is not None and not self.cb.gpu
         self.gpu_libs = [lib for lib in self.libs.values() if lib.gpu]
@@ -991,7 +1033,7 @@ class Bench:
     def skip_all(self, kind, dtype, n, why):
         log(f"  skip {dtype} n={fmt_n(n)}: {why}")
         for lib in self.libs:
-            for op in OPS:
+            for op in self.ops:
                 self.add(kind=kind, op=op, dtype=dtype, n=n, lib=lib, skipped=why)
 
     def run_size(self, dtype, n, wall):
@@ -1012,7 +1054,7 @@ class Bench:
                 }
             except Exception as e:
                 arrays[lib.name] = e
-        for op in OPS:
+        for op in self.ops:
             cells = []
             for lib in libs:
                 A = arrays[lib.name]
@@ -1029,7 +1071,7 @@ class Bench:
             self.kernel_measure(cells)
         if wall:
             usable = [lib for lib in libs if not (arrays[lib.name] is None or isinstance(arrays[lib.name], Exception))]
-            for op in OPS:
+            for op in self.ops:
                 items = [(lib, lambda lib=lib: lib.wall(op, arrays[lib.name])) for lib in usable]
                 self.wall_group(dtype, n, op, items)
             if dtype == "float32" or not args.quick:
@@ -1046,13 +1088,14 @@ class Bench:
         if n > 10**6 or op == "axpy":
             return None
         np = __import__("numpy")
-        if op in ("add", "mul"):
+        if op not in REDUCTIONS:
             lib.fill(A["c"], -7.0)
             lib.sync()
             fn()
             lib.sync()
             got = np.asarray(lib.to_numpy(A["c"]))
-            want = VAL_A + VAL_B if op == "add" else VAL_A * VAL_B
+            want = {"add": VAL_A + VAL_B, "sub": VAL_A - VAL_B, "mul": VAL_A * VAL_B, "div": VAL_A / VAL_B,
+                    "scale": np.asarray(ALPHA, got.dtype) * np.asarray(VAL_A, got.dtype)}[op]
             if got.shape != (n,) or not np.all(got == want):
                 return f"wrong result: expected all {want}, got {got[:4]}..."
         else:
@@ -1061,7 +1104,7 @@ class Bench:
                 v = float(r)
             except TypeError:
                 v = float(r.item())
-            want = n * VAL_A if op == "sum" else n * VAL_A * VAL_B
+            want = {"sum": n * VAL_A, "dot": n * VAL_A * VAL_B, "min": VAL_A, "max": VAL_A}[op]
             if not math.isclose(v, want, rel_tol=1e-3):
                 return f"wrong result: expected {want}, got {v}"
         return None
@@ -1071,11 +1114,11 @@ class Bench:
         error."""
         args = self.args
         timer = self.timer_for(lib)
-        # sum/dot: every GPU library is timed delivering the result to the host as a
+        # Reductions: every GPU library is timed delivering the result to the host as a
         # Python number (cubridge's reductions are blocking, so this is the only way to
         # compare like with like); CuPy's and torch's kernel-only time (result left on the
         # device) is kept in the record as device_scalar_median_ms.
-        to_host = op in ("sum", "dot") and lib.gpu
+        to_host = op in REDUCTIONS and lib.gpu
         try:
             fn = lib.wall(op, A) if to_host else lib.kernel(op, A)
             bad = self.verify(lib, op, dtype, n, A, lib.wall(op, A))
@@ -1355,6 +1398,24 @@ class Bench:
             w, why2 = val("kernel", "add", "float32", 10**7, "numpy", "median_ms")
             speed = (w / v) if (v and w) else None
             line("CPU backend: float32 add n=1e7 (cubridge.Array) >= 1.5x NumPy's speed", speed, 1.5, "x", True, why or why2)
+            # Issue 15, item 5: every op at every size at most NumPy's time per call.
+            cells, slower = 0, []
+            for op in self.ops:
+                for dtype in DTYPES:
+                    for n in sorted({r["n"] for r in self.results if r["kind"] == "kernel" and r["op"] == op and r["dtype"] == dtype}):
+                        v, _ = val("kernel", op, dtype, n, "cubridge", "median_ms")
+                        w, _ = val("kernel", op, dtype, n, "numpy", "median_ms")
+                        if v and w:
+                            cells += 1
+                            if v > w:
+                                slower.append((v / w, f"{op} {dtype} {fmt_n(n)}"))
+            name = f"CPU backend: {', '.join(self.ops)} at every size <= NumPy's time per call"
+            if cells == 0:
+                T.append(dict(target=name, status="not measured", detail="no cubridge/NumPy pair"))
+            else:
+                worst = ", ".join(f"{cell} {ratio:.2f}x" for ratio, cell in sorted(slower, reverse=True))
+                T.append(dict(target=name, status="missed" if slower else "met",
+                              detail=f"{cells - len(slower)} of {cells} cells" + (f"; slower: {worst}" if slower else "")))
             return T
 
         for op in ("add", "axpy"):
@@ -1435,7 +1496,7 @@ class Bench:
             hdr += f" {'cb/best-peer':>13s}"
         p(hdr)
         for dtype in DTYPES:
-            for op in OPS:
+            for op in self.ops:
                 ns = sorted({r["n"] for r in self.results if r["kind"] == "kernel" and r["op"] == op and r["dtype"] == dtype})
                 for n in ns:
                     cells = []
@@ -1530,6 +1591,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="few sizes, fewer repetitions (smoke run)")
     ap.add_argument("--libs", default=",".join(ALL_LIBS), help="comma-separated subset of " + ",".join(ALL_LIBS))
     ap.add_argument("--sizes", help="override the device sizes, e.g. 1e6,1e7")
+    ap.add_argument("--ops", default=",".join(OPS), help="comma-separated ops, or all: " + ",".join(OPS + MORE_OPS))
     ap.add_argument("--reps", type=int, default=50, help="timed calls per kernel measurement (>= 20 on the GPU)")
     ap.add_argument("--min-wall-reps", type=int, default=5, help="fewest timed calls for CPU-side (wall) measurements")
     ap.add_argument("--numpy-max-n", type=float, default=1e8, help="largest n NumPy runs in the device table")
@@ -1566,7 +1628,7 @@ def main(argv=None):
                 "notes": bench.notes,
                 "units": {
                     "median_ms": "milliseconds per call",
-                    "gbps": "effective GB/s (1e9 bytes/s): add/mul/axpy 3*n*itemsize, sum n*itemsize, dot 2*n*itemsize",
+                    "gbps": "effective GB/s (1e9 bytes/s): add/sub/mul/div/axpy 3*n*itemsize, scale 2*n*itemsize, sum/min/max n*itemsize, dot 2*n*itemsize",
                     "median_us": "microseconds per call (wall)",
                 },
             }

@@ -31,10 +31,11 @@ def plot(doc, path):
     import matplotlib.pyplot as plt
 
     rows = [r for r in doc["measurements"] if r["kind"] == "kernel" and r.get("gbps")]
-    fig, axes = plt.subplots(len(report.DTYPES), len(report.OPS), figsize=(4.2 * len(report.OPS), 3.6 * len(report.DTYPES)),
+    ops = [op for op in report.OPS if any(r["op"] == op for r in rows)]
+    fig, axes = plt.subplots(len(report.DTYPES), len(ops), figsize=(4.2 * len(ops), 3.6 * len(report.DTYPES)),
                              sharex=True, squeeze=False)
     for i, dtype in enumerate(report.DTYPES):
-        for j, op in enumerate(report.OPS):
+        for j, op in enumerate(ops):
             ax = axes[i][j]
             for lib in report.LIBS:
                 pts = sorted((r["n"], r["gbps"]) for r in rows if r["op"] == op and r["dtype"] == dtype and r["lib"] == lib)

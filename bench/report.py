@@ -12,7 +12,7 @@ import json
 import math
 
 LIBS = ["cubridge", "cupy", "torch", "numpy"]
-OPS = ["add", "mul", "axpy", "sum", "dot"]
+OPS = ["add", "mul", "axpy", "sum", "dot", "sub", "div", "scale", "min", "max"]  # those measured are shown
 DTYPES = ["float32", "float64"]
 
 
@@ -52,7 +52,8 @@ def markdown(doc, go=None) -> str:
     vers = ", ".join(f"{k} {v}" for k, v in m.get("libs", {}).items())
     p(f"Measured {m.get('date', '?')[:10]} on {m.get('device', '?')} ({vers}; Python {m.get('python', '?')}).")
     p(f"Timer: {m.get('timer', '?')}. Effective bandwidth counts bytes read plus written "
-      "(add/mul/axpy 3·n·itemsize, sum n·itemsize, dot 2·n·itemsize); medians.")
+      "(add/sub/mul/div/axpy 3·n·itemsize, scale 2·n·itemsize, sum/min/max n·itemsize, "
+      "dot 2·n·itemsize); medians.")
     def table(title, head, aligns):
         """Starts a section: a blank line, the title line, the header rows."""
         p("")
