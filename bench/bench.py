@@ -127,12 +127,22 @@ class Lib:
     def release_pools(self):
         pass
 
-    # ops: kernel(op, A) -> fn for the kernel timing; wall(op, A) -> fn for the wall loop
-    def kernel(self, op, A):
+    # ops: calls(a, b, c) -> {op: fn} the library's own call per op; kernel(op, A) -> fn for
+    # the kernel timing; wall(op, A) -> fn for the wall loop (reductions to a Python number)
+    def calls(self, a, b, c):
         raise NotImplementedError
 
+    def kernel(self, op, A):
+        return self.calls(A["a"], A["b"], A["c"])[op]
+
+    def number(self, r):  # a reduction's result as a Python number
+        return r
+
     def wall(self, op, A):
-        return self.kernel(op, A)
+        f = self.kernel(op, A)
+        if op in REDUCTIONS:
+            return lambda: self.number(f())
+        return f
 
     def extra_wall(self, A):  # name -> fn, measured at small n (allocating variants)
         return {}
@@ -183,28 +193,20 @@ class CubridgeLib(Lib):
     def sync(self):
         self.cb.synchronize()
 
-    def kernel(self, op, A):
-        cb, a, b, c = self.cb, A["a"], A["b"], A["c"]
-        if op == "add":
-            return lambda: cb.add(a, b, out=c)
-        if op == "mul":
-            return lambda: cb.mul(a, b, out=c)
-        if op == "axpy":
-            return lambda: cb.axpy(ALPHA, a, c, out=c)
-        if op == "sum":
-            return lambda: cb.sum(a)
-        if op == "dot":
-            return lambda: cb.dot(a, b)
-        if op == "sub":
-            return lambda: cb.sub(a, b, out=c)
-        if op == "div":
-            return lambda: cb.div(a, b, out=c)
-        if op == "scale":
-            return lambda: cb.scale(a, ALPHA, out=c)
-        if op in ("min", "max"):
-            f = getattr(cb, op)
-            return lambda: f(a)
-        raise KeyError(op)
+    def calls(self, a, b, c):
+        cb = self.cb
+        return {
+            "add": lambda: cb.add(a, b, out=c),
+            "sub": lambda: cb.sub(a, b, out=c),
+            "mul": lambda: cb.mul(a, b, out=c),
+            "div": lambda: cb.div(a, b, out=c),
+            "axpy": lambda: cb.axpy(ALPHA, a, c, out=c),
+            "scale": lambda: cb.scale(a, ALPHA, out=c),
+            "sum": lambda: cb.sum(a),
+            "dot": lambda: cb.dot(a, b),
+            "min": lambda: cb.min(a),
+            "max": lambda: cb.max(a),
+        }
 
     def second_gpu(self, n, dtype):
         cb = self.cb
@@ -315,35 +317,23 @@ class CupyLib(Lib):
         alpha = a.dtype.type(ALPHA)
         return lambda: k(a, alpha, c)
 
-    def kernel(self, op, A):
-        cp, a, b, c = self.cp, A["a"], A["b"], A["c"]
-        if op == "add":
-            return lambda: cp.add(a, b, out=c)
-        if op == "mul":
-            return lambda: cp.multiply(a, b, out=c)
-        if op == "axpy":
-            return self._axpy(a, c)
-        if op == "sum":
-            return lambda: a.sum()
-        if op == "dot":
-            return lambda: cp.dot(a, b)
-        if op == "sub":
-            return lambda: cp.subtract(a, b, out=c)
-        if op == "div":
-            return lambda: cp.divide(a, b, out=c)
-        if op == "scale":
-            return lambda: cp.multiply(a, ALPHA, out=c)
-        if op == "min":
-            return lambda: a.min()
-        if op == "max":
-            return lambda: a.max()
-        raise KeyError(op)
+    def calls(self, a, b, c):
+        cp = self.cp
+        return {
+            "add": lambda: cp.add(a, b, out=c),
+            "sub": lambda: cp.subtract(a, b, out=c),
+            "mul": lambda: cp.multiply(a, b, out=c),
+            "div": lambda: cp.divide(a, b, out=c),
+            "axpy": self._axpy(a, c),
+            "scale": lambda: cp.multiply(a, ALPHA, out=c),
+            "sum": a.sum,
+            "dot": lambda: cp.dot(a, b),
+            "min": a.min,
+            "max": a.max,
+        }
 
-    def wall(self, op, A):
-        if op in REDUCTIONS:
-            f = self.kernel(op, A)
-            return lambda: float(f())
-        return self.kernel(op, A)
+    def number(self, r):
+        return float(r)
 
     def extra_wall(self, A):
         a, b = A["a"], A["b"]
@@ -446,35 +436,23 @@ class TorchLib(Lib):
         except Exception:
             pass
 
-    def kernel(self, op, A):
-        torch, a, b, c = self.torch, A["a"], A["b"], A["c"]
-        if op == "add":
-            return lambda: torch.add(a, b, out=c)
-        if op == "mul":
-            return lambda: torch.mul(a, b, out=c)
-        if op == "axpy":
-            return lambda: c.add_(a, alpha=ALPHA)
-        if op == "sum":
-            return lambda: a.sum()
-        if op == "dot":
-            return lambda: torch.dot(a, b)
-        if op == "sub":
-            return lambda: torch.sub(a, b, out=c)
-        if op == "div":
-            return lambda: torch.div(a, b, out=c)
-        if op == "scale":
-            return lambda: torch.mul(a, ALPHA, out=c)
-        if op == "min":
-            return lambda: a.min()
-        if op == "max":
-            return lambda: a.max()
-        raise KeyError(op)
+    def calls(self, a, b, c):
+        torch = self.torch
+        return {
+            "add": lambda: torch.add(a, b, out=c),
+            "sub": lambda: torch.sub(a, b, out=c),
+            "mul": lambda: torch.mul(a, b, out=c),
+            "div": lambda: torch.div(a, b, out=c),
+            "axpy": lambda: c.add_(a, alpha=ALPHA),
+            "scale": lambda: torch.mul(a, ALPHA, out=c),
+            "sum": a.sum,
+            "dot": lambda: torch.dot(a, b),
+            "min": a.min,
+            "max": a.max,
+        }
 
-    def wall(self, op, A):
-        if op in REDUCTIONS:
-            f = self.kernel(op, A)
-            return lambda: f().item()
-        return self.kernel(op, A)
+    def number(self, r):
+        return r.item()
 
     def extra_wall(self, A):
         a, b = A["a"], A["b"]
@@ -551,35 +529,26 @@ class NumpyLib(Lib):
     def to_numpy(self, arr):
         return arr
 
-    def kernel(self, op, A):
-        np, a, b, c = self.np, A["a"], A["b"], A["c"]
-        if op == "add":
-            return lambda: np.add(a, b, out=c)
-        if op == "mul":
-            return lambda: np.multiply(a, b, out=c)
-        if op == "axpy":
-            tmp = np.empty_like(a)
+    def calls(self, a, b, c):
+        np = self.np
+        tmp = np.empty_like(a)
 
-            def axpy():
-                np.multiply(a, ALPHA, out=tmp)
-                np.add(c, tmp, out=c)
+        def axpy():
+            np.multiply(a, ALPHA, out=tmp)
+            np.add(c, tmp, out=c)
 
-            return axpy
-        if op == "sum":
-            return lambda: float(a.sum())
-        if op == "dot":
-            return lambda: float(np.dot(a, b))
-        if op == "sub":
-            return lambda: np.subtract(a, b, out=c)
-        if op == "div":
-            return lambda: np.divide(a, b, out=c)
-        if op == "scale":
-            return lambda: np.multiply(a, ALPHA, out=c)
-        if op == "min":
-            return lambda: float(a.min())
-        if op == "max":
-            return lambda: float(a.max())
-        raise KeyError(op)
+        return {
+            "add": lambda: np.add(a, b, out=c),
+            "sub": lambda: np.subtract(a, b, out=c),
+            "mul": lambda: np.multiply(a, b, out=c),
+            "div": lambda: np.divide(a, b, out=c),
+            "axpy": axpy,
+            "scale": lambda: np.multiply(a, ALPHA, out=c),
+            "sum": lambda: float(a.sum()),
+            "dot": lambda: float(np.dot(a, b)),
+            "min": lambda: float(a.min()),
+            "max": lambda: float(a.max()),
+        }
 
     def extra_wall(self, A):
         a, b = A["a"], A["b"]
