@@ -101,7 +101,7 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
     bool nan;
   };
   // The smaller (kMin) or larger of a and b, a on ties; no NaN branches.
-  auto pick = [](auto a, auto b) { return kMin ? (a < b ? a : b) : (a > b ? a : b); };
+  auto pick = [](V a, V b) { return kMin ? (a < b ? a : b) : (a > b ? a : b); };
   auto block = [x, pick](size_t begin, size_t end) {
     const V identity = kMin ? min_identity<V>() : max_identity<V>();
     V lane[kCpuLanes];
@@ -125,7 +125,9 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
         for (int k = 0; k < kVecs; ++k) {
           memcpy(&e, x + i + k * kPer, sizeof e);
           nans[k] |= e != e;
-          acc[k] = pick(e, acc[k]);
+          // pick(e, acc[k]), written out: a vector passed by value to a
+          // function is an ABI warning (-Wpsabi) where AVX is not enabled.
+          acc[k] = kMin ? (e < acc[k] ? e : acc[k]) : (e > acc[k] ? e : acc[k]);
         }
       }
       memcpy(lane, acc, sizeof lane);
