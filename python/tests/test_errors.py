@@ -145,7 +145,7 @@ def test_axpy_errors() -> None:
     with pytest.raises(TypeError, match="y has dtype float64"):
         cubridge.axpy(1, x, np.ones(5))
     buf = np.ones(6, np.float32)
-    with pytest.raises(ValueError, match="out partially overlaps y"):
+    with pytest.raises(ValueError, match="arguments 'out' and 'y' partially overlap"):
         cubridge.axpy(1, x, buf[:5], out=buf[1:])
     with pytest.raises(ValueError, match="out is read-only"):
         cubridge.axpy(1, x, x.copy(), out=ro(x))
