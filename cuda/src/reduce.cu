@@ -105,6 +105,7 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
   auto block = [x, pick](size_t begin, size_t end) {
     const V identity = kMin ? min_identity<V>() : max_identity<V>();
     V lane[kCpuLanes];
+    for (int j = 0; j < kCpuLanes; ++j) lane[j] = identity;
     bool nan = false;
     size_t i = begin;
     if constexpr (std::is_same_v<T, V> && std::is_floating_point_v<T>) {
@@ -117,7 +118,6 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
       constexpr int kPer = 32 / sizeof(V), kVecs = kCpuLanes / kPer;
       typedef V Lanes __attribute__((vector_size(32)));
       typedef Mask Masks __attribute__((vector_size(32)));
-      for (int j = 0; j < kCpuLanes; ++j) lane[j] = identity;
       Lanes acc[kVecs], e;
       Masks nans[kVecs] = {};
       memcpy(acc, lane, sizeof acc);
@@ -136,7 +136,6 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
       for (int j = 0; j < kCpuLanes; ++j) nan = nan || seen[j] != 0;
     } else {
       int nans = 0;
-      for (int j = 0; j < kCpuLanes; ++j) lane[j] = identity;
       for (; i + kCpuLanes <= end; i += kCpuLanes) {
         for (int j = 0; j < kCpuLanes; ++j) {
           V e = ToMinMax<T>{}(x[i + j]);
