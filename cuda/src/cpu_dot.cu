@@ -86,11 +86,6 @@ __attribute__((target("avx512f"))) void lanes_avx512(const T* x, const T* y, siz
   memcpy(lanes, a, sizeof a);
 }
 
-bool cpu_has_avx512f() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
-
 // The widest lanes loop this CPU runs; false: none (the scalar loop runs).
 template <class T>
 bool vector_lanes(const T* x, const T* y, size_t m, double* lanes) {

@@ -2,7 +2,9 @@
 // (between jobs they spin briefly, then sleep on a condition variable; the
 // process may exit at any time).
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <atomic>
@@ -144,8 +146,28 @@ Pool* pool() {
 }  // namespace
 
 #if defined(__x86_64__) && !defined(__AVX2__)
+// `has` unless CUBRIDGE_DISABLE_CPU_FEATURES (names split by commas or
+// spaces, as NumPy's NPY_DISABLE_CPU_FEATURES) names `feature`: tests run
+// every copy of the loops on one machine.
+static bool cpu_feature(const char* feature, bool has) {
+  const char* off = getenv("CUBRIDGE_DISABLE_CPU_FEATURES");
+  if (!has || off == nullptr) return has;
+  const size_t len = strlen(feature);
+  for (const char* p = off + strspn(off, ", "); *p; p += strspn(p, ", ")) {
+    const size_t n = strcspn(p, ", ");
+    if (n == len && strncasecmp(p, feature, len) == 0) return false;
+    p += n;
+  }
+  return true;
+}
+
 bool cpu_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
+  static const bool has = cpu_feature("avx2", __builtin_cpu_supports("avx2"));
+  return has;
+}
+
+bool cpu_has_avx512f() {
+  static const bool has = cpu_feature("avx512f", __builtin_cpu_supports("avx512f"));
   return has;
 }
 #endif

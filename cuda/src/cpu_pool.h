@@ -17,8 +17,11 @@ void parallel_for(size_t n, size_t grain, void (*fn)(void* ctx, size_t begin, si
 // AVX2, and the AVX2 copy runs where the CPU has it, as NumPy dispatches its
 // loops: on an AVX2 host, add f32 1e4 took 3.7 us against NumPy's 1.9 with
 // SSE2 alone. No FMA: a * b + c rounds twice, as on the GPU (__fmul_rn).
+// CUBRIDGE_DISABLE_CPU_FEATURES=avx512f,avx2 turns the wider copies off, so
+// tests compare every copy on one machine.
 #if defined(__x86_64__) && !defined(__AVX2__)
 bool cpu_has_avx2();
+bool cpu_has_avx512f();
 // f(begin, end), compiled for AVX2 where f inlines (a lambda does).
 template <class F>
 __attribute__((target("avx2"))) void run_avx2(F& f, size_t begin, size_t end) {

@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "checks.h"
 #include "cpu_dot.h"
+#include "cpu_minmax.h"
 #include "cpu_pool.h"
 #include "dtypes.h"
 #include "ops.cuh"
@@ -90,9 +91,7 @@ cubridge_status cpu_reduce(const char* fn, size_t n, Acc init, F f, Comb comb, A
 
 // Min or max of x[0..n) in MinMaxOf<T>, NaN if any element is NaN. The lanes
 // compare without NaN branches and NaNs are counted on the side: 10x faster
-// than MinOp/MaxOp in cpu_reduce. For float and double the lanes are one GCC
-// vector (GCC left the scalar loop unvectorised: f32 min of 1e4 took 3.8 us,
-// NumPy 1.7); it picks per lane exactly as the scalar loop does.
+// than MinOp/MaxOp in cpu_reduce. Float and double: cpu_minmax.h.
 template <class T, bool kMin>
 cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* out) {
   using V = MinMaxOf<T>;
@@ -100,42 +99,18 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
     V v;
     bool nan;
   };
-  // The smaller (kMin) or larger of a and b, a on ties; no NaN branches.
+  // The smaller (kMin) or larger of a and b, b on ties; no NaN branches.
   auto pick = [](V a, V b) { return kMin ? (a < b ? a : b) : (a > b ? a : b); };
   auto block = [x, pick](size_t begin, size_t end) {
-    const V identity = kMin ? min_identity<V>() : max_identity<V>();
-    V lane[kCpuLanes];
-    for (int j = 0; j < kCpuLanes; ++j) lane[j] = identity;
-    bool nan = false;
-    size_t i = begin;
-    if constexpr (std::is_same_v<T, V> && std::is_floating_point_v<T>) {
-      // The lanes in 32-byte vectors (AVX2's width; wider generic vectors
-      // were lowered badly: f64 min of 1e4 took 32 us), and per lane a mask
-      // of NaNs seen (all ones where e != e). Arrays go in and out by memcpy:
-      // nvcc's front end types a vector comparison as int, so its result is
-      // never indexed.
-      using Mask = std::conditional_t<sizeof(V) == 4, int32_t, int64_t>;
-      constexpr int kPer = 32 / sizeof(V), kVecs = kCpuLanes / kPer;
-      typedef V Lanes __attribute__((vector_size(32)));
-      typedef Mask Masks __attribute__((vector_size(32)));
-      Lanes acc[kVecs], e;
-      Masks nans[kVecs] = {};
-      memcpy(acc, lane, sizeof acc);
-      for (; i + kCpuLanes <= end; i += kCpuLanes) {
-        for (int k = 0; k < kVecs; ++k) {
-          memcpy(&e, x + i + k * kPer, sizeof e);
-          nans[k] |= e != e;
-          // pick(e, acc[k]), written out: a vector passed by value to a
-          // function is an ABI warning (-Wpsabi) where AVX is not enabled.
-          acc[k] = kMin ? (e < acc[k] ? e : acc[k]) : (e > acc[k] ? e : acc[k]);
-        }
-      }
-      memcpy(lane, acc, sizeof lane);
-      Mask seen[kCpuLanes];
-      memcpy(seen, nans, sizeof seen);
-      for (int j = 0; j < kCpuLanes; ++j) nan = nan || seen[j] != 0;
+    Part p;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      p.v = cpu_minmax_block(kMin, x, begin, end, &p.nan);
     } else {
+      const V identity = kMin ? min_identity<V>() : max_identity<V>();
+      V lane[kCpuLanes];
+      for (int j = 0; j < kCpuLanes; ++j) lane[j] = identity;
       int nans = 0;
+      size_t i = begin;
       for (; i + kCpuLanes <= end; i += kCpuLanes) {
         for (int j = 0; j < kCpuLanes; ++j) {
           V e = ToMinMax<T>{}(x[i + j]);
@@ -143,16 +118,16 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
           lane[j] = pick(e, lane[j]);
         }
       }
-      nan = nans != 0;
+      for (; i < end; ++i) {
+        V e = ToMinMax<T>{}(x[i]);
+        nans |= e != e;
+        lane[0] = pick(e, lane[0]);
+      }
+      p.v = lane[0];
+      for (int j = 1; j < kCpuLanes; ++j) p.v = pick(lane[j], p.v);
+      p.nan = nans != 0;
     }
-    for (; i < end; ++i) {
-      V e = ToMinMax<T>{}(x[i]);
-      nan = nan || e != e;
-      lane[0] = pick(e, lane[0]);
-    }
-    V r = lane[0];
-    for (int j = 1; j < kCpuLanes; ++j) r = pick(lane[j], r);
-    return Part{r, nan};
+    return p;
   };
   auto merge = [pick](Part acc, const Part& p) {
     acc.nan = acc.nan || p.nan;

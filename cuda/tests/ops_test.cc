@@ -553,6 +553,35 @@ TEST(Reduce, MinMaxPropagateNaN) {
   EXPECT_EQ(r, -INFINITY);
 }
 
+// Host arrays reduce on CPU threads in vector lanes (cpu_minmax.h): a NaN or
+// the extreme in any lane, vector or the tail is seen.
+template <class T>
+void ExpectMinMaxSeeEveryPosition(int dtype) {
+  const size_t n = 64 * 4 + 37;  // four AVX-512 steps of floats, and a tail
+  std::vector<T> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<T>(i % 17) - 8;
+  for (size_t p = 0; p < n; ++p) {
+    const T keep = x[p];
+    T mn = 0, mx = 0;
+    x[p] = -100;
+    ASSERT_EQ(cubridge_min(dtype, x.data(), n, &mn, nullptr), CUBRIDGE_OK);
+    x[p] = 100;
+    ASSERT_EQ(cubridge_max(dtype, x.data(), n, &mx, nullptr), CUBRIDGE_OK);
+    EXPECT_EQ(mn, -100) << "min at " << p;
+    EXPECT_EQ(mx, 100) << "max at " << p;
+    x[p] = NAN;
+    ASSERT_EQ(cubridge_min(dtype, x.data(), n, &mn, nullptr), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_max(dtype, x.data(), n, &mx, nullptr), CUBRIDGE_OK);
+    EXPECT_TRUE(std::isnan(mn) && std::isnan(mx)) << "NaN at " << p;
+    x[p] = keep;
+  }
+}
+
+TEST(Reduce, MinMaxSeeEveryPosition) {
+  ExpectMinMaxSeeEveryPosition<float>(CUBRIDGE_FLOAT32);
+  ExpectMinMaxSeeEveryPosition<double>(CUBRIDGE_FLOAT64);
+}
+
 // ---- integer and division edge cases ------------------------------------------
 
 TEST(Elementwise, IntegerWrapAndDivisionEdges) {
