@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <random>
 
@@ -183,6 +184,46 @@ TEST_P(ElementwiseTest, AllDtypesSizesPlacements) {
 INSTANTIATE_TEST_SUITE_P(Ops, ElementwiseTest,
                          ::testing::Values("add", "sub", "mul", "div", "axpy", "axpy_out", "scale",
                                            "scale_out", "fill"));
+
+// axpy rounds alpha * x before adding y, on every path: the GPU through
+// __fmul_rn, the CPU loops compiled without FMA. (Gen's quarters make every
+// product exact, so the suite above cannot tell.)
+TEST(Elementwise, AxpyRoundsTheProductFirst) {
+  const size_t n = 4099;
+  const double alpha = 0.1;
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto check = [&](auto tag, int dt) {
+    using S = decltype(tag);
+    std::vector<S> x(n), y(n), got(n), want(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = static_cast<S>(u(rng));
+      y[i] = static_cast<S>(u(rng));
+      want[i] = RefAxpy<S>(alpha, x[i], y[i]);
+    }
+    size_t fused = 0;  // elements where an FMA would round differently
+    for (size_t i = 0; i < n; ++i) {
+      fused += std::fma(static_cast<S>(alpha), x[i], y[i]) != want[i];
+    }
+    ASSERT_GT(fused, n / 20) << "the inputs must tell an FMA apart";
+    for (Mem mem : {Mem::kHost, Mem::kDevice}) {
+      const size_t bytes = n * sizeof(S);
+      Buffer bx(mem, bytes, 0), by(mem, bytes, 0), bo(mem, bytes, 0);
+      bx.Upload(x.data(), bytes);
+      by.Upload(y.data(), bytes);
+      ASSERT_EQ(cubridge_axpy_out(dt, alpha, bx.get(), by.get(), bo.get(), n, nullptr), CUBRIDGE_OK)
+          << cubridge_last_error();
+      bo.Download(got.data(), bytes);
+      ExpectSame(got, want, std::string("axpy_out ") + Name<S>() + " " + MemName(mem));
+      ASSERT_EQ(cubridge_axpy(dt, alpha, bx.get(), by.get(), n, nullptr), CUBRIDGE_OK)
+          << cubridge_last_error();
+      by.Download(got.data(), bytes);
+      ExpectSame(got, want, std::string("axpy ") + Name<S>() + " " + MemName(mem));
+    }
+  };
+  check(float{}, CUBRIDGE_FLOAT32);
+  check(double{}, CUBRIDGE_FLOAT64);
+}
 
 // Pointers misaligned against each other (no common 16-byte alignment) take
 // the scalar path; all misaligned alike take the vector path with a head.
