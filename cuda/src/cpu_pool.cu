@@ -2,6 +2,7 @@
 // (between jobs they spin briefly, then sleep on a condition variable; the
 // process may exit at any time).
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -146,28 +147,49 @@ Pool* pool() {
 }  // namespace
 
 #if defined(__x86_64__) && !defined(__AVX2__)
-// `has` unless CUBRIDGE_DISABLE_CPU_FEATURES (names split by commas or
-// spaces, as NumPy's NPY_DISABLE_CPU_FEATURES) names `feature`: tests run
-// every copy of the loops on one machine.
-static bool cpu_feature(const char* feature, bool has) {
-  const char* off = getenv("CUBRIDGE_DISABLE_CPU_FEATURES");
-  if (!has || off == nullptr) return has;
-  const size_t len = strlen(feature);
-  for (const char* p = off + strspn(off, ", "); *p; p += strspn(p, ", ")) {
+namespace {
+
+// The CPU features CUBRIDGE_DISABLE_CPU_FEATURES turns off (names split by
+// commas or spaces, as NumPy's NPY_DISABLE_CPU_FEATURES): tests run every
+// copy of the loops on one machine. Other names are reported and ignored.
+struct Disabled {
+  bool avx2 = false, avx512f = false;
+};
+
+Disabled read_disabled() {
+  Disabled d;
+  const char* env = getenv("CUBRIDGE_DISABLE_CPU_FEATURES");
+  if (env == nullptr) return d;
+  for (const char* p = env + strspn(env, ", "); *p; p += strspn(p, ", ")) {
     const size_t n = strcspn(p, ", ");
-    if (n == len && strncasecmp(p, feature, len) == 0) return false;
+    if (n == 4 && strncasecmp(p, "avx2", n) == 0) {
+      d.avx2 = true;
+    } else if (n == 7 && strncasecmp(p, "avx512f", n) == 0) {
+      d.avx512f = true;
+    } else {
+      fprintf(stderr,
+              "cubridge: CUBRIDGE_DISABLE_CPU_FEATURES: ignoring '%.*s' (known: avx2, avx512f)\n",
+              static_cast<int>(n), p);
+    }
     p += n;
   }
-  return true;
+  return d;
 }
 
+const Disabled& disabled() {
+  static const Disabled d = read_disabled();
+  return d;
+}
+
+}  // namespace
+
 bool cpu_has_avx2() {
-  static const bool has = cpu_feature("avx2", __builtin_cpu_supports("avx2"));
+  static const bool has = __builtin_cpu_supports("avx2") && !disabled().avx2;
   return has;
 }
 
 bool cpu_has_avx512f() {
-  static const bool has = cpu_feature("avx512f", __builtin_cpu_supports("avx512f"));
+  static const bool has = __builtin_cpu_supports("avx512f") && !disabled().avx512f;
   return has;
 }
 #endif

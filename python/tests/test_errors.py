@@ -247,3 +247,20 @@ def test_cuda_backend_without_gpu_raises_cubridge_errors(child: Any) -> None:
     out = child(code, timeout=120, CUBRIDGE_BACKEND="cuda")
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] in ("DriverError", "NoDeviceError")
+
+
+def test_unknown_cpu_feature_names_are_reported(child: Any) -> None:
+    # CUBRIDGE_DISABLE_CPU_FEATURES turns the CPU loops' wider copies off; a name it does not
+    # know is said on stderr and ignored, and the known one still takes effect.
+    code = (
+        "import cubridge, numpy as np\n"
+        "x = np.arange(-500, 500, dtype=np.float32)\n"
+        "print(cubridge.min(x), cubridge.max(x), cubridge.sum(x))\n"
+    )
+    out = child(
+        code, timeout=120, CUBRIDGE_BACKEND="cpu", CUBRIDGE_DISABLE_CPU_FEATURES="avx512f, sse9"
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["-500.0", "499.0", "-500.0"]
+    assert "CUBRIDGE_DISABLE_CPU_FEATURES: ignoring 'sse9' (known: avx2, avx512f)" in out.stderr
+    assert "avx512f'" not in out.stderr
