@@ -1,13 +1,11 @@
-// Reductions: sum, dot, min, max. GPU: sum and dot in one pass of our own
-// (reduce_kernel.cuh), min and max through cub::DeviceReduce::TransformReduce;
-// both deterministic run to run, on cached scratch. CPU (and host arrays on the
+// Reductions: sum, dot, min, max. GPU: one pass of our own (reduce_kernel.cuh),
+// deterministic run to run, on cached scratch. CPU (and host arrays on the
 // GPU backend, where staging would cost as much as the CPU pass itself): fixed
 // blocks reduced on the thread pool and combined in order, so results do not
 // depend on the number of threads.
 #include <string.h>
 
 #include <chrono>
-#include <cub/device/device_reduce.cuh>
 #include <new>
 #include <type_traits>
 #include <vector>
@@ -19,7 +17,6 @@
 #include "cpu_pool.h"
 #include "dtypes.h"
 #include "ops.cuh"
-#include "pool.h"
 #include "reduce_cache.h"
 #include "reduce_kernel.cuh"
 #include "route.h"
@@ -146,28 +143,6 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
 
 // ---- GPU ------------------------------------------------------------------
 
-// Runs `call(temp, temp_bytes, out_dev, num_items)` the CUB way (size query,
-// then the reduction) with temporary storage from the device's pool, waits,
-// and copies `bytes` of the result to `result`.
-template <class Call>
-cubridge_status gpu_reduce(const char* fn, cudaStream_t stream, Call call, void* result,
-                           size_t bytes) {
-  ReduceScratch* s = nullptr;
-  int device = 0;
-  CUBRIDGE_TRY(reduce_scratch(fn, stream, &s, &device));
-  std::lock_guard<std::mutex> lk(s->mu);
-  size_t need = 0;
-  CUBRIDGE_CUDA(fn, call(nullptr, need, s->result_dev));
-  void* temp = nullptr;
-  CUBRIDGE_TRY(scratch_alloc(fn, need > 0 ? need : 1, stream, &temp));
-  cudaError_t err = call(temp, need, s->result_dev);
-  scratch_free(temp, stream);  // reusable once the stream passes the reduction
-  if (err != cudaSuccess) return fail_cuda(err, fn, "cub::DeviceReduce");
-  CUBRIDGE_CUDA(fn, cudaStreamSynchronize(stream));
-  memcpy(result, s->result, bytes);
-  return CUBRIDGE_OK;
-}
-
 // Waits until the single-pass kernel on `stream` has published call `seq`'s
 // result. Spins on the done flag first: the host sees it as soon as the value
 // lands, before the kernel retires and without a driver call, which saves
@@ -191,31 +166,25 @@ cubridge_status wait_done(const char* fn, cudaStream_t stream, ReduceScratch* s,
   return CUBRIDGE_OK;
 }
 
-// Sum or (kDot) dot of n > 0 elements with the single-pass kernel; waits and
-// stores the result in *acc.
-template <class T, bool kDot>
-cubridge_status gpu_sum_dot(const char* fn, cudaStream_t stream, const T* x, const T* y, size_t n,
-                            AccOf<T>* acc) {
+// R's reduction (sum, dot, min or max) of n > 0 elements with the
+// single-pass kernel; waits and stores the result in *acc.
+template <class R, class T>
+cubridge_status gpu_single_pass(const char* fn, cudaStream_t stream, const T* x, const T* y,
+                                size_t n, typename R::Acc* acc) {
+  using Acc = typename R::Acc;
   ReduceScratch* s = nullptr;
   int device = 0;
   CUBRIDGE_TRY(reduce_scratch(fn, stream, &s, &device));
   std::lock_guard<std::mutex> lk(s->mu);
   const unsigned seq = ++s->seq;
-  RedResult<AccOf<T>> out{
-      static_cast<AccOf<T>*>(s->result_dev),
+  RedResult<Acc> out{
+      static_cast<Acc*>(s->result_dev),
       reinterpret_cast<unsigned*>(static_cast<char*>(s->result_dev) + kRedDoneOffset), seq};
-  cudaError_t err = launch_reduce<T, kDot>(x, y, n, s->blocks, out, device, stream);
+  cudaError_t err = launch_reduce<R>(x, y, n, s->blocks, out, device, stream);
   if (err != cudaSuccess) return fail_cuda(err, fn, "kernel launch");
   CUBRIDGE_TRY(wait_done(fn, stream, s, seq));
-  memcpy(acc, s->result, sizeof(AccOf<T>));
+  memcpy(acc, s->result, sizeof(Acc));
   return CUBRIDGE_OK;
-}
-
-// Calls f(num_items) with a 32-bit count when it fits (faster offsets in CUB).
-template <class F>
-cudaError_t with_count(size_t n, F f) {
-  if (n <= 0x7fffffffu) return f(static_cast<int>(n));
-  return f(static_cast<int64_t>(n));
 }
 
 // ---- shared checks ----------------------------------------------------------
@@ -242,17 +211,11 @@ cubridge_status minmax(const char* fn, bool is_min, const T* x, size_t n, void* 
   using V = MinMaxOf<T>;
   V v;
   if (r.path == Path::kDevice) {
-    auto call = [&](void* temp, size_t& bytes, void* out) {
-      return with_count(n, [&](auto count) {
-        return is_min ? cub::DeviceReduce::TransformReduce(temp, bytes, x, static_cast<V*>(out),
-                                                           count, MinOp<V>{}, ToMinMax<T>{},
-                                                           min_identity<V>(), stream)
-                      : cub::DeviceReduce::TransformReduce(temp, bytes, x, static_cast<V*>(out),
-                                                           count, MaxOp<V>{}, ToMinMax<T>{},
-                                                           max_identity<V>(), stream);
-      });
-    };
-    CUBRIDGE_TRY(gpu_reduce(fn, stream, call, &v, sizeof(V)));
+    if (is_min) {
+      CUBRIDGE_TRY((gpu_single_pass<MinOrMax<T, true>>(fn, stream, x, x, n, &v)));
+    } else {
+      CUBRIDGE_TRY((gpu_single_pass<MinOrMax<T, false>>(fn, stream, x, x, n, &v)));
+    }
   } else {
     if (is_min) {
       CUBRIDGE_TRY((cpu_minmax<T, true>(fn, x, n, &v)));
@@ -297,7 +260,7 @@ cubridge_status sum_or_dot(const char* fn, int dtype, const void* x, const void*
     Acc acc = 0;
     if (n == 0) {
     } else if (r.path == Path::kDevice) {
-      CUBRIDGE_TRY((gpu_sum_dot<T, kDot>(fn, raw_stream(stream), xp, yp, n, &acc)));
+      CUBRIDGE_TRY((gpu_single_pass<SumOrDot<T, kDot>>(fn, raw_stream(stream), xp, yp, n, &acc)));
     } else if constexpr (kDot && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
       auto block = [xp, yp](size_t begin, size_t end) { return cpu_dot_block(xp, yp, begin, end); };
       CUBRIDGE_TRY(cpu_blocks(fn, n, Acc(0), block, AccAdd<Acc>{}, &acc));
