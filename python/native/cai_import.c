@@ -3,18 +3,13 @@
 
 #include "dtypes.h"
 
-static int cb_int64_tuple(PyObject* t, const char* what, const cb_view* v, int64_t* out, int* len) {
-  if (!PyTuple_Check(t) || PyTuple_Size(t) > CB_MAX_NDIM) {
+/* A tuple of ints of the interface (shape, strides) into `out`. */
+static int cb_cai_ints(PyObject* t, const char* what, const cb_view* v, int64_t* out, int* len) {
+  if (cb_int64_tuple(t, out, CB_MAX_NDIM, len) == 0) return 0;
+  if (!PyErr_Occurred())
     PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ '%s' is not a tuple of ints",
                  v->name, what);
-    return -1;
-  }
-  *len = (int)PyTuple_Size(t);
-  for (int i = 0; i < *len; i++) {
-    out[i] = PyLong_AsLongLong(PyTuple_GetItem(t, i));
-    if (out[i] == -1 && PyErr_Occurred()) return -1;
-  }
-  return 0;
+  return -1;
 }
 
 int cb_import_cai(const cb_state* st, PyObject* obj, PyObject* d, cb_view* v, uintptr_t* stream) {
@@ -39,7 +34,7 @@ int cb_import_cai(const cb_state* st, PyObject* obj, PyObject* d, cb_view* v, ui
     PyErr_Format(PyExc_ValueError, "%s: masked CUDA arrays are not supported", v->name);
     return -1;
   }
-  if (PyErr_Occurred() || cb_int64_tuple(shape, "shape", v, v->shape, &v->ndim) < 0) return -1;
+  if (PyErr_Occurred() || cb_cai_ints(shape, "shape", v, v->shape, &v->ndim) < 0) return -1;
   const char* ts = PyUnicode_AsUTF8AndSize(typestr, NULL);
   if (ts == NULL) return -1;
   v->dtype = cb_dtype_from_typestr(st, ts);
@@ -51,19 +46,13 @@ int cb_import_cai(const cb_state* st, PyObject* obj, PyObject* d, cb_view* v, ui
   PyObject* strides = PyDict_GetItemWithError(d, st->s_strides);
   if (strides != NULL && strides != Py_None) {
     int n;
-    if (cb_int64_tuple(strides, "strides", v, v->strides, &n) < 0) return -1;
+    if (cb_cai_ints(strides, "strides", v, v->strides, &n) < 0) return -1;
     if (n != v->ndim) {
       PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ strides do not match shape",
                    v->name);
       return -1;
     }
-    const cb_dtype_info* info = cb_dtype(st, v->dtype);
-    if (info != NULL) { /* else the validator refuses the dtype first */
-      v->has_strides = 1;
-      int64_t size = (int64_t)info->size;
-      for (int i = 0; i < n; i++)
-        v->strides[i] = v->strides[i] % size == 0 ? v->strides[i] / size : CB_BAD_STRIDE;
-    }
+    cb_view_strides_from_bytes(st, v);
   } else if (PyErr_Occurred()) {
     return -1;
   }
@@ -75,13 +64,7 @@ int cb_import_cai(const cb_state* st, PyObject* obj, PyObject* d, cb_view* v, ui
    * runtime says otherwise (managed memory, for instance). */
   v->memory = CUBRIDGE_MEMORY_DEVICE;
   v->device = -1; /* unknown: the library looks */
-  if (v->data != NULL) {
-    int kind, device;
-    if (cubridge_pointer_kind(v->data, &kind, &device) == CUBRIDGE_OK) {
-      v->memory = kind;
-      v->device = device;
-    }
-  }
+  cb_view_ask_memory(v);
   /* v3: the producer's stream must be done with the data before we use it. */
   PyObject* s = PyDict_GetItemWithError(d, st->s_stream);
   if (s != NULL && s != Py_None) {

@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "buffer_import.h"
 #include "cai_import.h"
+#include "cupy_import.h"
 #include "dlpack.h"
 #include "dlpack_import.h"
 #include "errors.h"
@@ -51,6 +52,48 @@ static void cb_after_producer(uintptr_t producer, uintptr_t stream, cb_view* v) 
     v->producer_stream = cb_norm_stream(producer);
 }
 
+/* A torch.Tensor argument: 0, -1 with an exception, or CB_TORCH_GENERIC. */
+static int cb_torch_arg(cb_state* st, PyObject* obj, int writable, uintptr_t stream, int on_cuda,
+                        cb_view* v) {
+  int rc = cb_import_torch(st, obj, v);
+  if (rc != 0) return rc;
+  if (cb_view_validate(st, v, writable) < 0) return -1;
+  if (v->memory == CUBRIDGE_MEMORY_DEVICE && !on_cuda) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s is CUDA device memory (a torch CUDA tensor), which the CPU backend "
+                 "cannot use",
+                 v->name);
+    return -1;
+  }
+  if (v->memory != CUBRIDGE_MEMORY_DEVICE || stream == CB_STREAM_UNORDERED) return 0;
+  /* torch's kernels that wrote the tensor ran on its current stream. */
+  uintptr_t producer;
+  if (cb_torch_current_stream(st, v->device, &producer) < 0) return -1;
+  cb_after_producer(producer, stream, v);
+  return 0;
+}
+
+/* A cupy.ndarray argument: 0, -1 with an exception, or CB_CUPY_GENERIC. */
+static int cb_cupy_arg(cb_state* st, PyObject* obj, int writable, uintptr_t stream, int on_cuda,
+                       cb_view* v) {
+  int rc = cb_import_cupy(st, obj, v);
+  if (rc != 0) return rc;
+  if (on_cuda) cb_view_ask_memory(v); /* managed, or another library's pinned memory */
+  if (cb_view_validate(st, v, writable) < 0) return -1;
+  if (!on_cuda) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s is CUDA device memory (a CuPy array), which the CPU backend cannot use",
+                 v->name);
+    return -1;
+  }
+  if (stream == CB_STREAM_UNORDERED) return 0;
+  /* CuPy's kernels that wrote the array ran on its current stream. */
+  uintptr_t producer;
+  if (cb_cupy_current_stream(st, &producer) < 0) return -1;
+  cb_after_producer(producer, stream, v);
+  return 0;
+}
+
 static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t stream, cb_view* v) {
   if (cb_is_array(st, obj)) {
     cb_from_array(obj, v);
@@ -60,34 +103,25 @@ static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t st
   int on_cuda = cb_on_cuda(st);
   const cb_type_hint* hint = cb_type_hint_of(st, Py_TYPE(obj));
   int cai_where = hint->cai;
+  int rc = 0; /* a known type's reader: 0, -1, or CB_*_GENERIC for the generic path */
   switch (hint->known) {
     case CB_KNOWN_NUMPY: /* host memory, always */
       if (cb_import_numpy(st, obj, v) < 0) return -1;
       return cb_view_validate(st, v, writable);
-    case CB_KNOWN_TORCH: {
-      int rc = cb_import_torch(st, obj, v);
-      if (rc == CB_TORCH_GENERIC) {
-        cb_view_release(v);
-        cb_view_init(v, v->name);
-        break;
-      }
-      if (rc < 0 || cb_view_validate(st, v, writable) < 0) return -1;
-      if (v->memory == CUBRIDGE_MEMORY_DEVICE && !on_cuda) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s is CUDA device memory (a torch CUDA tensor), which the CPU backend "
-                     "cannot use",
-                     v->name);
-        return -1;
-      }
-      if (v->memory != CUBRIDGE_MEMORY_DEVICE || stream == CB_STREAM_UNORDERED) return 0;
-      /* torch's kernels that wrote the tensor ran on its current stream. */
-      uintptr_t producer;
-      if (cb_torch_current_stream(st, v->device, &producer) < 0) return -1;
-      cb_after_producer(producer, stream, v);
-      return 0;
-    }
+    case CB_KNOWN_TORCH:
+      rc = cb_torch_arg(st, obj, writable, stream, on_cuda, v);
+      if (rc != CB_TORCH_GENERIC) return rc;
+      break;
+    case CB_KNOWN_CUPY:
+      rc = cb_cupy_arg(st, obj, writable, stream, on_cuda, v);
+      if (rc != CB_CUPY_GENERIC) return rc;
+      break;
     default:
       break;
+  }
+  if (rc != 0) { /* what the reader filled in is dropped */
+    cb_view_release(v);
+    cb_view_init(v, v->name);
   }
   int has_buffer = PyObject_CheckBuffer(obj);
   /* Device protocols first: CuPy, torch and JAX arrays also expose a buffer

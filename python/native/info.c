@@ -5,6 +5,7 @@
 
 #include "array.h"
 #include "backend.h"
+#include "cupy_import.h"
 #include "dtypes.h"
 #include "errors.h"
 #include "numpy_import.h"
@@ -196,21 +197,22 @@ static PyObject* cb_tristate(int state) {
   return state == 0 ? Py_NewRef(Py_None) : PyBool_FromLong(state > 0);
 }
 
-/* _fast_paths() -> {"numpy_fields", "numpy_results", "torch_exchange"}: whether
- * numpy.ndarray arguments are read from their fields (numpy_import.c), NumPy
- * results made through NumPy's C API (numpy_new.c) and torch tensors read
- * through DLPack's C exchange table (torch_import.c). For tests. */
+/* _fast_paths() -> {"numpy_fields", "numpy_results", "torch_exchange",
+ * "cupy_attributes"}: whether numpy.ndarray arguments are read from their fields
+ * (numpy_import.c), NumPy results made through NumPy's C API (numpy_new.c),
+ * torch tensors read through DLPack's C exchange table (torch_import.c) and the
+ * last cupy.ndarray read through its attributes (cupy_import.c). For tests. */
 static PyObject* cb_mod_fast_paths(PyObject* m, PyObject* unused) {
   (void)unused;
   const cb_state* st = cb_state_of_module(m);
   const int torch = !st->torch_ready ? 0 : st->torch_dl_fill != NULL ? 1 : -1;
-  PyObject* v[3] = {cb_tristate(cb_numpy_fields_state(st)), cb_tristate(cb_numpy_new_state(st)),
-                    cb_tristate(torch)};
-  PyObject* out = v[0] && v[1] && v[2]
-                      ? Py_BuildValue("{sOsOsO}", "numpy_fields", v[0], "numpy_results", v[1],
-                                      "torch_exchange", v[2])
+  PyObject* v[4] = {cb_tristate(cb_numpy_fields_state(st)), cb_tristate(cb_numpy_new_state(st)),
+                    cb_tristate(torch), cb_tristate(cb_cupy_state(st))};
+  PyObject* out = v[0] && v[1] && v[2] && v[3]
+                      ? Py_BuildValue("{sOsOsOsO}", "numpy_fields", v[0], "numpy_results", v[1],
+                                      "torch_exchange", v[2], "cupy_attributes", v[3])
                       : NULL;
-  for (int i = 0; i < 3; i++) Py_XDECREF(v[i]);
+  for (int i = 0; i < 4; i++) Py_XDECREF(v[i]);
   return out;
 }
 
@@ -231,7 +233,8 @@ static PyMethodDef cb_info_methods[] = {
     {"current_device", cb_mod_current_device, METH_NOARGS, "current_device() -> int"},
     {"_abi_tables", cb_mod_abi_tables, METH_NOARGS, "_abi_tables() -> dict (the C ABI's tables)"},
     {"_fast_paths", cb_mod_fast_paths, METH_NOARGS,
-     "_fast_paths() -> {'numpy_fields', 'numpy_results', 'torch_exchange'}: bool (None: not yet)"},
+     "_fast_paths() -> {'numpy_fields', 'numpy_results', 'torch_exchange', 'cupy_attributes'}: "
+     "bool (None: not yet)"},
     {NULL, NULL, 0, NULL}};
 
 int cb_info_init(PyObject* module, cb_state* st) {

@@ -15,6 +15,7 @@ static int cb_classify(PyTypeObject* type, int* from_torch) {
     if (m != NULL && q != NULL) {
       if (strcmp(m, "numpy") == 0 && strcmp(q, "ndarray") == 0) known = CB_KNOWN_NUMPY;
       if (strcmp(m, "torch") == 0 && strcmp(q, "Tensor") == 0) known = CB_KNOWN_TORCH;
+      if (strcmp(m, "cupy") == 0 && strcmp(q, "ndarray") == 0) known = CB_KNOWN_CUPY;
       *from_torch = strcmp(m, "torch") == 0 || strncmp(m, "torch.", 6) == 0;
     }
   }

@@ -1,15 +1,16 @@
 /* Types whose arrays cubridge reads without their Python-level protocols:
- * NumPy's ndarray (always host memory: no __dlpack_device__ question) and
+ * NumPy's ndarray (always host memory: no __dlpack_device__ question),
  * torch's Tensor (read through its C accessors instead of the
  * __cuda_array_interface__ property, which torch computes in Python on every
- * access); and how a stream argument's type gives its handle. Recognised by
+ * access) and CuPy's ndarray (its attributes, not the dict that property
+ * builds); and how a stream argument's type gives its handle. Recognised by
  * name and attributes at first sight, then by type in a small cache. */
 #ifndef CUBRIDGE_CEXT_KNOWN_TYPES_H_
 #define CUBRIDGE_CEXT_KNOWN_TYPES_H_
 
 #include "state.h"
 
-enum { CB_KNOWN_NONE = 0, CB_KNOWN_NUMPY = 1, CB_KNOWN_TORCH = 2 };
+enum { CB_KNOWN_NONE = 0, CB_KNOWN_NUMPY = 1, CB_KNOWN_TORCH = 2, CB_KNOWN_CUPY = 3 };
 
 /* How a stream argument's type gives its handle, decided from the type's own
  * attributes: the CUDA stream protocol, CuPy's .ptr, torch's .cuda_stream (a C

@@ -104,6 +104,9 @@ int cb_state_init(cb_state* st) {
   CB_INTERN(s_cuda_stream_proto, "__cuda_stream__");
   CB_INTERN(s_ptr, "ptr");
   CB_INTERN(s_cuda_stream, "cuda_stream");
+  CB_INTERN(s_device_id, "device_id");
+  CB_INTERN(s_dtype, "dtype");
+  CB_INTERN(s_str, "str");
 #undef CB_INTERN
   for (int i = 0; i < CB_KW_COUNT; i++) {
     if ((st->keywords[i] = PyUnicode_InternFromString(cb_keyword_text(i))) == NULL) return -1;
@@ -114,10 +117,10 @@ int cb_state_init(cb_state* st) {
 
 /* Every reference the state holds, listed once for traverse and clear (so
  * that no field can be cleared but not visited). Returns how many. */
-#define CB_NUM_FIELD_REFS 24
+#define CB_NUM_FIELD_REFS 28
 #define CB_MAX_REFS                                                                                \
   (CB_NUM_FIELD_REFS + CB_MAX_STATUSES + CB_TYPE_HINTS + 3 * CB_MAX_DTYPES + CB_NUM_MEMORY_KINDS + \
-   CB_TORCH_NAMES + CB_KW_COUNT)
+   CB_TORCH_NAMES + CB_KW_COUNT + CB_CUPY_DTYPES)
 static int cb_state_refs(cb_state* st, PyObject** refs[CB_MAX_REFS]) {
   PyObject** fields[CB_NUM_FIELD_REFS] = {(PyObject**)&st->array_type,
                                           &st->error_base,
@@ -142,7 +145,11 @@ static int cb_state_refs(cb_state* st, PyObject** refs[CB_MAX_REFS]) {
                                           (PyObject**)&st->stream_type,
                                           &st->torch_strided,
                                           &st->torch_tensor,
-                                          &st->torch_current_stream};
+                                          &st->torch_current_stream,
+                                          &st->s_device_id,
+                                          &st->s_dtype,
+                                          &st->s_str,
+                                          &st->cupy_current_stream};
   int n = 0;
   for (int i = 0; i < CB_NUM_FIELD_REFS; i++) refs[n++] = fields[i];
   for (int i = 0; i < CB_MAX_STATUSES; i++) refs[n++] = &st->errors[i];
@@ -155,6 +162,7 @@ static int cb_state_refs(cb_state* st, PyObject** refs[CB_MAX_REFS]) {
   for (int i = 0; i < CB_NUM_MEMORY_KINDS; i++) refs[n++] = &st->memory_names[i];
   for (int i = 0; i < CB_TORCH_NAMES; i++) refs[n++] = &st->torch_names[i];
   for (int i = 0; i < CB_KW_COUNT; i++) refs[n++] = &st->keywords[i];
+  for (int i = 0; i < CB_CUPY_DTYPES; i++) refs[n++] = &st->cupy_dtype_seen[i];
   return n;
 }
 
@@ -172,6 +180,7 @@ void cb_state_clear(cb_state* st) {
   st->torch_dl_fill = NULL;
   st->torch_work_stream = NULL;
   st->torch_ready = 0;
+  st->cupy_ready = 0;
   st->numpy_new = 0;
   cb_park_release(st, -1);
   if (st->order_event != NULL) {

@@ -31,6 +31,7 @@ typedef struct cb_type_hint {
 } cb_type_hint;
 #define CB_TYPE_HINTS 8
 #define CB_TORCH_NAMES 10
+#define CB_CUPY_DTYPES 8
 
 /* NumPy's PyArray_NewFromDescr (numpy_new.c). */
 typedef PyObject* (*cb_npy_new_from_descr)(PyTypeObject* type, PyObject* descr, int nd,
@@ -77,6 +78,9 @@ typedef struct cb_state {
   PyObject* s_cuda_stream_proto;   /* "__cuda_stream__" */
   PyObject* s_ptr;                 /* "ptr" (CuPy's streams) */
   PyObject* s_cuda_stream;         /* "cuda_stream" (torch's streams) */
+  PyObject* s_device_id;           /* "device_id" (CuPy's memory pointers) */
+  PyObject* s_dtype;               /* "dtype" */
+  PyObject* s_str;                 /* "str" (numpy.dtype's typestr) */
   PyObject* max_version;           /* (1, 0) */
   PyObject* keywords[CB_KW_COUNT]; /* the ops' parameter names (signature.h) */
   cb_type_hint hints[CB_TYPE_HINTS];
@@ -95,6 +99,14 @@ typedef struct cb_state {
    * torch.cuda.current_stream (a function, NULL until a CUDA tensor needs it). */
   DLPackCurrentWorkStream torch_work_stream;
   PyObject* torch_current_stream;
+  /* CuPy, from the first cupy.ndarray seen on (cupy_import.c) */
+  int cupy_ready;                            /* 1: the objects below are set; -1: CuPy lacks them */
+  int cupy_read;                             /* 1: the last array was read by attributes; -1: not */
+  PyObject* cupy_current_stream;             /* cupy.cuda.get_current_stream */
+  uintptr_t cupy_default_stream;             /* what CuPy's interface names for Stream.null */
+  PyObject* cupy_dtype_seen[CB_CUPY_DTYPES]; /* numpy.dtype objects met, owned ... */
+  int cupy_dtype_code[CB_CUPY_DTYPES];       /* ... and their cubridge dtypes */
+  int cupy_dtype_next;
   cubridge_event order_event; /* stream.c: producer -> consumer handshakes */
   /* cubridge.Stream, registered by _graph.py: its instances' handles are read
    * from their slot instead of through a Python-level __cuda_stream__ call

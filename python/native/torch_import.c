@@ -87,16 +87,6 @@ static int cb_flag(cb_state* st, PyObject* t, int name) {
   return r;
 }
 
-static int cb_int64_seq(PyObject* seq, int64_t* out, int max, int* len) {
-  if (!PyTuple_Check(seq) || PyTuple_Size(seq) > max) return -1;
-  *len = (int)PyTuple_Size(seq);
-  for (int i = 0; i < *len; i++) {
-    out[i] = PyLong_AsLongLong(PyTuple_GetItem(seq, i));
-    if (out[i] == -1 && PyErr_Occurred()) return -1;
-  }
-  return 0;
-}
-
 static int cb_torch_where(cb_state* st, PyObject* t, cb_view* v) {
   int cuda = cb_flag(st, t, T_IS_CUDA);
   if (cuda < 0) return -1;
@@ -163,7 +153,7 @@ int cb_import_torch(cb_state* st, PyObject* t, cb_view* v) {
   Py_DECREF(dtype);
   PyObject* shape = cb_get(st, t, T_SHAPE);
   if (shape == NULL) return -1;
-  int rc = cb_int64_seq(shape, v->shape, CB_MAX_NDIM, &v->ndim);
+  int rc = cb_int64_tuple(shape, v->shape, CB_MAX_NDIM, &v->ndim);
   if (rc < 0 && !PyErr_Occurred()) v->ndim = (int)PyObject_Length(shape); /* too many */
   Py_DECREF(shape);
   if (PyErr_Occurred()) return -1;
@@ -176,7 +166,8 @@ int cb_import_torch(cb_state* st, PyObject* t, cb_view* v) {
   if (!is_contiguous) { /* let the validator say which stride is wrong */
     PyObject* strides = cb_call0(st, t, T_STRIDE);
     int n = 0;
-    if (strides == NULL || cb_int64_seq(strides, v->strides, CB_MAX_NDIM, &n) < 0 || n != v->ndim) {
+    if (strides == NULL || cb_int64_tuple(strides, v->strides, CB_MAX_NDIM, &n) < 0 ||
+        n != v->ndim) {
       Py_XDECREF(strides);
       if (!PyErr_Occurred())
         PyErr_Format(PyExc_ValueError, "%s: torch gave strides that do not match its shape",

@@ -120,3 +120,30 @@ void cb_view_release(cb_view* v) {
     PyErr_WriteUnraisable(NULL); /* a deleter raised: report, do not fail the op */
   }
 }
+
+int cb_int64_tuple(PyObject* t, int64_t* out, int max, int* len) {
+  if (!PyTuple_Check(t) || PyTuple_Size(t) > max) return -1;
+  *len = (int)PyTuple_Size(t);
+  for (int i = 0; i < *len; i++) {
+    out[i] = PyLong_AsLongLong(PyTuple_GetItem(t, i));
+    if (out[i] == -1 && PyErr_Occurred()) return -1;
+  }
+  return 0;
+}
+
+void cb_view_strides_from_bytes(const cb_state* st, cb_view* v) {
+  const cb_dtype_info* info = cb_dtype(st, v->dtype);
+  if (info == NULL) return;
+  const int64_t size = (int64_t)info->size;
+  for (int i = 0; i < v->ndim; i++)
+    v->strides[i] = v->strides[i] % size == 0 ? v->strides[i] / size : CB_BAD_STRIDE;
+  v->has_strides = 1;
+}
+
+void cb_view_ask_memory(cb_view* v) {
+  int kind, device;
+  if (v->data != NULL && cubridge_pointer_kind(v->data, &kind, &device) == CUBRIDGE_OK) {
+    v->memory = kind;
+    v->device = device;
+  }
+}

@@ -49,4 +49,16 @@ int cb_view_validate(const cb_state* st, cb_view* v, int writable);
 /* Releases the owners; keeps a pending exception (deleters may run Python). */
 void cb_view_release(cb_view* v);
 
+/* Helpers for importers that read Python objects. */
+/* A tuple of at most `max` ints into out[0..*len): 0; -1 with an exception
+ * when an item is not an int; -1 with none when `t` is not a tuple or longer. */
+int cb_int64_tuple(PyObject* t, int64_t* out, int max, int* len);
+/* v->strides[0..ndim), given in bytes, into elements (CB_BAD_STRIDE where one
+ * is not a multiple of the item size); has_strides set. Left unset for a dtype
+ * cubridge lacks: the validator refuses the dtype first. */
+void cb_view_strides_from_bytes(const cb_state* st, cb_view* v);
+/* What the runtime says of v->data: its memory kind and device (when it
+ * answers; a NULL pointer is not asked). */
+void cb_view_ask_memory(cb_view* v);
+
 #endif /* CUBRIDGE_CEXT_VIEW_H_ */

@@ -111,6 +111,42 @@ def test_cubridge_takes_cupy_arrays_without_copying(cai_only: Any) -> None:
     cupy.testing.assert_array_equal(out, x)
 
 
+def test_cupy_arrays_are_read_through_their_attributes() -> None:
+    for dtype in (cupy.float16, cupy.float32, cupy.float64, cupy.int32, cupy.int64):
+        x = cupy.arange(1, 41, dtype=dtype).reshape(5, 8)
+        out = cupy.zeros_like(x)
+        assert cubridge.add(x, x, out=out) is out
+        cupy.testing.assert_array_equal(out, x + x)
+        assert cubridge._native._fast_paths()["cupy_attributes"] is True
+    x = cupy.arange(100, dtype=cupy.float64)
+    assert cubridge.sum(x[37:]) == float(x[37:].sum())  # data.ptr is past the start
+    assert cubridge.sum(cupy.empty(0, cupy.float32)) == 0.0
+    with pytest.raises(ValueError, match="C-contiguous"):
+        cubridge.sum(x[::2])
+    with pytest.raises(TypeError, match="unsupported dtype.*'[|]u1'"):
+        cubridge.sum(cupy.ones(4, cupy.uint8))
+
+
+def test_cupy_subclass_goes_through_the_interface() -> None:
+    class Sub(cupy.ndarray):
+        pass
+
+    x = cupy.arange(10, dtype=cupy.float32).view(Sub)
+    assert type(x) is Sub and cubridge.sum(x) == 45.0
+
+
+def test_cupy_current_stream_orders_the_op_both_ways() -> None:
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        x = cupy.ones(N, dtype=cupy.float64)
+        x *= 3  # pending on s
+        y = cupy.empty_like(x)
+        cubridge.add(x, x, out=y)  # no stream=: after s's work
+        y += 1  # CuPy's next kernel on s sees the op's write
+        total = float(y.sum())
+    assert total == 7.0 * N
+
+
 def test_cubridge_takes_torch_tensors_without_copying(cai_only: Any) -> None:
     t = torch.arange(N, dtype=torch.int64, device="cuda")
     out = torch.empty_like(t)
