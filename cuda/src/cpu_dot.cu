@@ -6,16 +6,12 @@
 #include "cpu_dot.h"
 #include "cpu_pool.h"
 
-#if defined(__x86_64__) && !defined(__AVX2__)
-#define CB_DOT_AVX2 1
-#endif
-
 namespace cubridge {
 namespace {
 
 constexpr int kLanes = 16;
 
-#if defined(CB_DOT_AVX2)
+#if defined(CUBRIDGE_CPU_DISPATCH)
 // GCC vector types rather than <immintrin.h>, which CUDA 12's nvcc front end
 // cannot parse with g++ 13's headers (AMX builtins).
 typedef double D4 __attribute__((vector_size(32)));
@@ -108,7 +104,7 @@ double dot_block(const T* x, const T* y, size_t begin, size_t end) {
   y += begin;
   const size_t n = end - begin, m = n / kLanes * kLanes;
   size_t i = 0;
-#if defined(CB_DOT_AVX2)
+#if defined(CUBRIDGE_CPU_DISPATCH)
   if (vector_lanes(x, y, m, lane)) i = m;
 #endif
   for (; i < m; i += kLanes) {

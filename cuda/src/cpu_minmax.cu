@@ -19,9 +19,7 @@ inline T pick(T e, T acc) {
   return kMin ? (e < acc ? e : acc) : (e > acc ? e : acc);
 }
 
-#if defined(__x86_64__) && !defined(__AVX2__)
-#define CB_MINMAX_X86 1
-
+#if defined(CUBRIDGE_CPU_DISPATCH)
 // One ISA's vectors through GCC builtins (not <immintrin.h>, which CUDA 12's
 // nvcc front end cannot parse with g++ 13's headers): pick sets acc to
 // pick(e, acc) per element; see_nans adds the unordered compare of two
@@ -157,7 +155,7 @@ T minmax_block(const T* x, size_t begin, size_t end, bool* saw_nan) {
   const size_t n = end - begin, m = n / L * L;
   bool nan = false;
   size_t i = 0;
-#if defined(CB_MINMAX_X86)
+#if defined(CUBRIDGE_CPU_DISPATCH)
   if (widest_lanes<kMin>(x, m, lane, &nan)) i = m;
 #endif
   for (; i < m; i += L) {

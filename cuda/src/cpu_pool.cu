@@ -146,7 +146,7 @@ Pool* pool() {
 
 }  // namespace
 
-#if defined(__x86_64__) && !defined(__AVX2__)
+#if defined(CUBRIDGE_CPU_DISPATCH)
 namespace {
 
 // The CPU features CUBRIDGE_DISABLE_CPU_FEATURES turns off (names split by
