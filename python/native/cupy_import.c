@@ -33,8 +33,9 @@ static int cb_cupy_setup(cb_state* st) {
   return 0;
 }
 
-/* The cubridge dtype of a numpy.dtype object (-1: none, described in v),
- * remembered per object: CuPy's dtypes are NumPy's singletons. */
+/* The cubridge dtype of a numpy.dtype object (-1: none, described in v; -2:
+ * an error), remembered per object when cubridge has it: CuPy's dtypes are
+ * NumPy's singletons. */
 static int cb_cupy_dtype(cb_state* st, PyObject* dtype, cb_view* v) {
   for (int i = 0; i < CB_CUPY_DTYPES; i++) {
     if (st->cupy_dtype_seen[i] == dtype) return st->cupy_dtype_code[i];
@@ -46,7 +47,11 @@ static int cb_cupy_dtype(cb_state* st, PyObject* dtype, cb_view* v) {
     return -2;
   }
   int code = cb_dtype_from_typestr(st, ts);
-  if (code < 0) PyOS_snprintf(v->dtype_desc, sizeof v->dtype_desc, "(typestr '%.20s')", ts);
+  if (code < 0) { /* not remembered: each error message says what it was */
+    PyOS_snprintf(v->dtype_desc, sizeof v->dtype_desc, "(typestr '%.20s')", ts);
+    Py_DECREF(typestr);
+    return code;
+  }
   Py_DECREF(typestr);
   int slot = st->cupy_dtype_next;
   st->cupy_dtype_next = (slot + 1) % CB_CUPY_DTYPES;

@@ -123,8 +123,9 @@ def test_cupy_arrays_are_read_through_their_attributes() -> None:
     assert cubridge.sum(cupy.empty(0, cupy.float32)) == 0.0
     with pytest.raises(ValueError, match="C-contiguous"):
         cubridge.sum(x[::2])
-    with pytest.raises(TypeError, match="unsupported dtype.*'[|]u1'"):
-        cubridge.sum(cupy.ones(4, cupy.uint8))
+    for _ in range(2):  # described the second time too
+        with pytest.raises(TypeError, match="unsupported dtype.*'[|]u1'"):
+            cubridge.sum(cupy.ones(4, cupy.uint8))
 
 
 def test_cupy_subclass_goes_through_the_interface() -> None:
