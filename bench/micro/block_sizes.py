@@ -120,15 +120,15 @@ def kernels(ctype):
     return shapes, adj, module.get_function(lib)
 
 
-def timed(fns, busy):
+def timed(fns, busy, reps=REPS):
     """Median, 25th and 75th percentile (us) of each fn; the calls go round robin, so that
     a drift of the GPU's clocks or of the host touches every fn alike."""
-    pairs = [[(cp.cuda.Event(), cp.cuda.Event()) for _ in range(REPS)] for _ in fns]
+    pairs = [[(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps)] for _ in fns]
     for fn in fns:
         for _ in range(5):
             fn()
     cp.cuda.runtime.deviceSynchronize()
-    for rep in range(REPS):
+    for rep in range(reps):
         for fn, fn_pairs in zip(fns, pairs):
             start, end = fn_pairs[rep]
             busy()
@@ -143,13 +143,16 @@ def timed(fns, busy):
     return out
 
 
-def main():
+def l2_flush():
+    """A function that enqueues a read-only sum of 256 MiB: the GPU is busy while Python
+    enqueues the timed call, and L2 is cold when it starts."""
     scratch = cp.ones((256 << 20) // 4, dtype=cp.float32)
     total = cp.zeros((), dtype=cp.float32)
+    return lambda: cp.sum(scratch, out=total)
 
-    def busy():
-        cp.sum(scratch, out=total)
 
+def main():
+    busy = l2_flush()
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, median (quartiles) of "
           f"{REPS} round-robin calls, us; GB/s at 3 * n * itemsize")
     for dtype, ctype in (("float32", "float"), ("float64", "double")):

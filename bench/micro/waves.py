@@ -20,10 +20,9 @@ On the GPU host, with the wheel installed in DIR:
     PYTHONPATH=DIR python3 bench/micro/waves.py
 """
 
-import statistics
-
 import cupy as cp
 
+import block_sizes
 import cubridge
 
 try:
@@ -38,32 +37,6 @@ F64_SIZES = (300_000, 500_000, 800_000, 1_000_000, 1_100_000, 2_000_000, 3_000_0
              50_000_000)
 
 SOURCE = r"""
-template <class T, int VPT>
-__global__ void __launch_bounds__(256) add_vec(T* o, const T* a, const T* b, size_t nvec) {
-  constexpr int V = 16 / sizeof(T);
-  struct alignas(16) W { T v[V]; };
-  const size_t base = (size_t)blockIdx.x * 256 * VPT + threadIdx.x;
-  W xa[VPT], xb[VPT];
-#pragma unroll
-  for (int j = 0; j < VPT; ++j) {
-    size_t i = base + (size_t)j * 256;
-    if (i < nvec) {
-      xa[j] = reinterpret_cast<const W*>(a)[i];
-      xb[j] = reinterpret_cast<const W*>(b)[i];
-    }
-  }
-#pragma unroll
-  for (int j = 0; j < VPT; ++j) {
-    size_t i = base + (size_t)j * 256;
-    if (i < nvec) {
-      W r;
-#pragma unroll
-      for (int k = 0; k < V; ++k) r.v[k] = xa[j].v[k] + xb[j].v[k];
-      reinterpret_cast<W*>(o)[i] = r;
-    }
-  }
-}
-
 // torch's layout (its vectorized_elementwise_kernel for f64 add, read from libtorch_cuda's SASS):
 // each thread takes CHUNKS chunks of ADJ adjacent 16-byte vectors, THREADS*ADJ vectors apart.
 template <class T, int THREADS, int CHUNKS, int ADJ>
@@ -130,39 +103,18 @@ __global__ void __launch_bounds__(256) add_two(T* o, const T* a, const T* b, siz
 
 
 def kernels(ctype):
-    names = [f"add_vec<{ctype}, 1>", f"add_vec<{ctype}, 2>", f"add_vec<{ctype}, 4>",
-             f"add_two<{ctype}>"] + [f"add_chunks<{ctype}, {t}, {c}, {j}>" for t, c, j in CHUNKED]
-    module = cp.RawModule(code=SOURCE, options=("-std=c++17",), name_expressions=names)
+    names = [f"add_vec<{ctype}, 256, {v}>" for v in (1, 2, 4)] + [f"add_two<{ctype}>"] + [
+        f"add_chunks<{ctype}, {t}, {c}, {j}>" for t, c, j in CHUNKED]
+    # add_vec (THREADS x VPT vectors, a block apart) is block_sizes.py's.
+    module = cp.RawModule(code=block_sizes.SOURCE + SOURCE, options=("-std=c++17",),
+                          name_expressions=names)
     return [module.get_function(n) for n in names]
-
-
-def timed(fns, busy):
-    """Median (us) of each fn over REPS round-robin calls."""
-    pairs = [[(cp.cuda.Event(), cp.cuda.Event()) for _ in range(REPS)] for _ in fns]
-    for fn in fns:
-        for _ in range(5):
-            fn()
-    cp.cuda.runtime.deviceSynchronize()
-    for rep in range(REPS):
-        for fn, fn_pairs in zip(fns, pairs):
-            start, end = fn_pairs[rep]
-            busy()
-            start.record()
-            fn()
-            end.record()
-    pairs[-1][-1][1].synchronize()
-    return [statistics.median(cp.cuda.get_elapsed_time(s, e) * 1e3 for s, e in p) for p in pairs]
 
 
 def main():
     props = cp.cuda.runtime.getDeviceProperties(0)
     resident = props["multiProcessorCount"] * props["maxThreadsPerMultiProcessor"] // 256
-    scratch = cp.ones((256 << 20) // 4, dtype=cp.float32)
-    total = cp.zeros((), dtype=cp.float32)
-
-    def busy():
-        cp.sum(scratch, out=total)
-
+    busy = block_sizes.l2_flush()
     print(f"{props['name'].decode()}: {resident} resident blocks of 256 threads; median of "
           f"{REPS} round-robin calls, us")
     columns = ["waves", "cubridge", "torch", "256x1", "256x2", "256x4", "two:1", "two:2"] + [
@@ -195,7 +147,7 @@ def main():
             for (t, ch, j), k in zip(CHUNKED, chunked):
                 g = (nvec + t * ch * j - 1) // (t * ch * j)
                 rows.append(lambda k=k, g=g, t=t: k((g,), (t,), (cc, ca, cb, u64(nvec))))
-            times = timed(rows, busy)
+            times = [median for median, _, _ in block_sizes.timed(rows, busy, REPS)]
             print(f"{n:10.2e} {g1 / resident:8.2f} " + " ".join(f"{t:8.2f}" for t in times))
             for launch in rows[2:]:
                 cc[...] = 0
