@@ -205,23 +205,15 @@ cubridge_status prepare(const char* fn, int dtype, const Arg* args, int count, s
   return route(fn, args, count, 0, stream, r);
 }
 
-template <class T>
-cubridge_status minmax(const char* fn, bool is_min, const T* x, size_t n, void* result,
-                       cudaStream_t stream, const Route& r) {
+template <class T, bool kMin>
+cubridge_status minmax(const char* fn, const T* x, size_t n, void* result, cudaStream_t stream,
+                       const Route& r) {
   using V = MinMaxOf<T>;
   V v;
   if (r.path == Path::kDevice) {
-    if (is_min) {
-      CUBRIDGE_TRY((gpu_single_pass<MinOrMax<T, true>>(fn, stream, x, x, n, &v)));
-    } else {
-      CUBRIDGE_TRY((gpu_single_pass<MinOrMax<T, false>>(fn, stream, x, x, n, &v)));
-    }
+    CUBRIDGE_TRY((gpu_single_pass<MinOrMax<T, kMin>>(fn, stream, x, x, n, &v)));
   } else {
-    if (is_min) {
-      CUBRIDGE_TRY((cpu_minmax<T, true>(fn, x, n, &v)));
-    } else {
-      CUBRIDGE_TRY((cpu_minmax<T, false>(fn, x, n, &v)));
-    }
+    CUBRIDGE_TRY((cpu_minmax<T, kMin>(fn, x, n, &v)));
   }
   T out = convert_value<T, V>(v);
   memcpy(result, &out, sizeof(T));
@@ -240,7 +232,9 @@ cubridge_status min_or_max(const char* fn, bool is_min, int dtype, const void* x
   }
   return dispatch(dtype, CUBRIDGE_ERR_UNSUPPORTED_DTYPE, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return minmax(fn, is_min, static_cast<const T*>(x), n, result, raw_stream(stream), r);
+    const T* xt = static_cast<const T*>(x);
+    return is_min ? minmax<T, true>(fn, xt, n, result, raw_stream(stream), r)
+                  : minmax<T, false>(fn, xt, n, result, raw_stream(stream), r);
   });
 }
 
