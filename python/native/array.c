@@ -349,7 +349,9 @@ cb_array* cb_array_copy(cb_state* st, cb_array* self, int kind) {
     cb_raise_status(st, status);
     goto fail;
   }
-  /* The copy on the default stream may still be in flight. */
+  /* The copy on the default stream may still be in flight: it reads self and
+   * writes c there. */
+  cb_array_used(st, self, 0, NULL, 0);
   cb_array_used(st, c, 0, NULL, 1);
   return c;
 fail:

@@ -11,7 +11,13 @@
 #include "handle_box.h"
 #include "stream.h"
 
+/* A collected Stream is destroyed as close() does it, after its work: Arrays
+ * last used there have no event for it and count on a stream that is gone
+ * being done (array.h, lazy_stream). */
 static cubridge_status cb_destroy_stream(void* s) {
+  Py_BEGIN_ALLOW_THREADS;
+  (void)cubridge_stream_synchronize((cubridge_stream)s);
+  Py_END_ALLOW_THREADS;
   return cubridge_stream_destroy((cubridge_stream)s);
 }
 static cubridge_status cb_destroy_graph(void* g) {

@@ -37,10 +37,14 @@ static void cb_park_free(cb_parked p) {
   (void)cubridge_event_destroy(p.event);
 }
 
+/* The list is whole before anything that may release the GIL (cb_free_after
+ * can wait): another thread may park or unpark meanwhile. */
 int cb_park(cb_state* st, void* ptr, size_t nbytes, int device, cubridge_event event) {
   if (nbytes == 0 || nbytes > CB_PARK_MAX_BYTES || event == NULL) return 0;
-  if (st->parked_count == CB_PARKED_MAX) cb_park_free(cb_park_take(st, 0));
+  int evict = st->parked_count == CB_PARKED_MAX;
+  cb_parked oldest = evict ? cb_park_take(st, 0) : (cb_parked){0};
   st->parked[st->parked_count++] = (cb_parked){ptr, nbytes, device, event};
+  if (evict) cb_park_free(oldest);
   return 1;
 }
 
@@ -59,9 +63,12 @@ int cb_unpark(cb_state* st, size_t nbytes, int device, cubridge_stream stream, v
 }
 
 void cb_park_release(cb_state* st, int device) {
+  cb_parked taken[CB_PARKED_MAX];
+  int count = 0;
   for (int i = st->parked_count - 1; i >= 0; i--) {
-    if (device < 0 || st->parked[i].device == device) cb_park_free(cb_park_take(st, i));
+    if (device < 0 || st->parked[i].device == device) taken[count++] = cb_park_take(st, i);
   }
+  for (int i = 0; i < count; i++) cb_park_free(taken[i]);
 }
 
 size_t cb_parked_bytes(const cb_state* st, int device) {

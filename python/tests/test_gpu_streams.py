@@ -219,6 +219,60 @@ def test_closing_an_own_stream_waits_for_its_work(cai_only: Any) -> None:
     gc.collect()
 
 
+def test_a_collected_own_stream_waits_for_its_work(cai_only: Any) -> None:
+    # As close() does: x's write on s has no event, and nothing would order a reader
+    # after it once s is gone.
+    warm_up_kernels(cai_only)
+    s = cubridge.Stream()
+    x = own_stream_array(s)
+    write_late_on(s, x, 7.0)
+    del s
+    gc.collect()
+    c = torch.cuda.Stream()
+    with torch.cuda.stream(c):
+        total = torch.from_dlpack(x).sum()
+    c.synchronize()
+    assert float(total) == 7.0 * N
+
+
+def test_a_copy_is_a_use_of_its_source() -> None:
+    # x.copy() reads x on the default stream, queued behind a spin there; x, freed
+    # meanwhile, must not be parked behind its own event (done) for the next result on
+    # another stream to overwrite before the copy has read it.
+    s, t = torch.cuda.Stream(), torch.cuda.Stream()
+    a = torch.full((N,), 3.0, device="cuda")
+    one = torch.ones(N, device="cuda")
+    for spin in (False, True):  # the first pass loads every kernel's module
+        torch.cuda.synchronize()
+        with torch.cuda.stream(s):
+            x = cubridge.add(a, a)  # 6.0, written on s
+        s.synchronize()
+        if spin:
+            spin_on(torch.cuda.default_stream())
+        y = x.copy()
+        del x
+        with torch.cuda.stream(t):
+            z = cubridge.add(one, one)  # 2.0, the size x had
+        torch.cuda.synchronize()
+        assert y.to_numpy()[[0, -1]].tolist() == [6.0, 6.0]
+        assert z.to_numpy()[[0, -1]].tolist() == [2.0, 2.0]
+
+
+def test_managed_memory_gets_the_pools_cached_blocks() -> None:
+    # Freed device memory stays in the pool; a managed allocation larger than what is
+    # left free makes the caches go back to the driver before it fails.
+    cubridge.empty_cache()
+    free, _ = cubridge.mem_info()
+    n = int(free * 0.6) // 4
+    a = cubridge.empty(n, "float32")
+    del a
+    assert cubridge.mem_info()[0] < free * 0.5, "the pool did not keep the freed block"
+    m = cubridge.empty(n, "float32", memory="managed")
+    assert m.memory == "managed" and m.size == n
+    del m
+    cubridge.empty_cache()
+
+
 # Foreign producers' streams. Without stream= an op runs on the stream its first array
 # names (torch's current stream, the one a CUDA array interface names). On another
 # stream (stream=0 here) it is ordered after that producer's stream
