@@ -50,7 +50,12 @@ void free_blocks(int device, const std::vector<std::pair<cudaStream_t, void*>>& 
   const bool entered = guard.enter("cache_release", device) == CUBRIDGE_OK;
   for (const auto& b : blocks) {
     if (b.first == nullptr && !entered) continue;  // cannot name the stream: the pool keeps it
-    if (cudaFreeAsync(b.second, b.first) != cudaSuccess) (void)cudaGetLastError();
+    // cudaFree when that fails (a device without memory pools, a stream
+    // destroyed meanwhile): it waits for the device's work first.
+    if (cudaFreeAsync(b.second, b.first) != cudaSuccess) {
+      (void)cudaGetLastError();
+      if (cudaFree(b.second) != cudaSuccess) (void)cudaGetLastError();
+    }
   }
 }
 

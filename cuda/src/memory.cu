@@ -29,28 +29,42 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
   }
   if (on_cpu()) return host_alloc(fn, bytes, false, ptr);
   CUBRIDGE_TRY(cuda_ready(fn));
+  int device = 0;
+  CUBRIDGE_CUDA(fn, cudaGetDevice(&device));
   void* p = nullptr;
   cudaError_t err = cudaSuccess;
-  switch (kind) {
-    case CUBRIDGE_MEMORY_DEVICE:
-      err = cudaMalloc(&p, bytes);
-      break;
-    case CUBRIDGE_MEMORY_MANAGED: {
-      // Never ask for more managed memory than the device has free: it can
-      // hang the GPU instead of failing.
-      size_t free_b = 0, total_b = 0;
-      CUBRIDGE_CUDA(fn, cudaMemGetInfo(&free_b, &total_b));
-      if (bytes > free_b) {
-        return fail(CUBRIDGE_ERR_OUT_OF_MEMORY,
-                    "%s: MANAGED request of %zu bytes exceeds the device's free memory (%zu bytes)",
-                    fn, bytes, free_b);
-      }
-      err = cudaMallocManaged(&p, bytes, cudaMemAttachGlobal);
-      break;
+  // Short of memory, the caches go back to the driver and it is tried again.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (attempt > 0) {
+      if (err != cudaErrorMemoryAllocation) break;
+      (void)cudaGetLastError();
+      release_cached(device);
     }
-    case CUBRIDGE_MEMORY_PINNED:
-      err = cudaMallocHost(&p, bytes);
-      break;
+    switch (kind) {
+      case CUBRIDGE_MEMORY_DEVICE:
+        err = cudaMalloc(&p, bytes);
+        break;
+      case CUBRIDGE_MEMORY_MANAGED: {
+        // Never ask for more managed memory than the device has free: it can
+        // hang the GPU instead of failing.
+        size_t free_b = 0, total_b = 0;
+        CUBRIDGE_CUDA(fn, cudaMemGetInfo(&free_b, &total_b));
+        if (bytes <= free_b) {
+          err = cudaMallocManaged(&p, bytes, cudaMemAttachGlobal);
+        } else if (attempt == 0) {
+          err = cudaErrorMemoryAllocation;
+        } else {
+          return fail(CUBRIDGE_ERR_OUT_OF_MEMORY,
+                      "%s: MANAGED request of %zu bytes exceeds the device's free memory (%zu "
+                      "bytes, cached blocks released first)",
+                      fn, bytes, free_b);
+        }
+        break;
+      }
+      case CUBRIDGE_MEMORY_PINNED:
+        err = cudaMallocHost(&p, bytes);
+        break;
+    }
   }
   if (err != cudaSuccess) {
     cubridge_status st = fail_cuda(err, fn,
@@ -66,13 +80,8 @@ CUBRIDGE_API cubridge_status cubridge_malloc(int kind, size_t bytes, void** ptr)
   // cudaMallocHost has the same address on the device under UVA).
   PtrInfo info{Loc::kPinned, -1};
   if (kind != CUBRIDGE_MEMORY_PINNED) {
-    int device = 0;
-    if (cudaGetDevice(&device) == cudaSuccess) {
-      info = PtrInfo{kind == CUBRIDGE_MEMORY_DEVICE ? Loc::kDevice : Loc::kManaged, device};
-      remember_allocation(p, bytes, info, Origin::kMalloc);
-    } else {
-      (void)cudaGetLastError();
-    }
+    info = PtrInfo{kind == CUBRIDGE_MEMORY_DEVICE ? Loc::kDevice : Loc::kManaged, device};
+    remember_allocation(p, bytes, info, Origin::kMalloc);
   } else {
     void* dev = nullptr;
     if (cudaHostGetDevicePointer(&dev, p, 0) == cudaSuccess && dev == p) {

@@ -128,10 +128,7 @@ cubridge_status device_alloc(const char* fn, int device, size_t bytes, cudaStrea
       return st;
     }
     (void)cudaGetLastError();
-    cache_release_device(device);
-    trim_staging(device);
-    trim_device(device);
-    trim_pinned(false);
+    release_cached(device);
   }
 }
 
@@ -201,6 +198,13 @@ void trim_pinned(bool wait) {
 }
 
 }  // namespace
+
+void release_cached(int device) {
+  cache_release_device(device);
+  trim_staging(device);
+  trim_device(device);
+  trim_pinned(false);
+}
 
 cubridge_status scratch_alloc(const char* fn, size_t bytes, cudaStream_t stream, void** p) {
   int device = 0;
@@ -278,21 +282,37 @@ cubridge_status pinned_free(const char* fn, void* p, size_t bytes, cudaStream_t 
   return CUBRIDGE_OK;
 }
 
+// The device whose default stream a free on `stream` is ordered on, -1 when
+// `stream` is no default stream: NULL and handle 0 name the block's device's
+// unless the wrapper names a device; the legacy and per-thread handles follow
+// the current device unless the wrapper names one.
+int default_stream_device(cubridge_stream stream, int block_device) {
+  const cudaStream_t raw = raw_stream(stream);
+  if (!default_stream(raw)) return -1;
+  if (stream != nullptr && stream->device >= 0) return stream->device;
+  if (raw == nullptr) return block_device;
+  int current = block_device;
+  if (cudaGetDevice(&current) != cudaSuccess) (void)cudaGetLastError();
+  return current;
+}
+
 cubridge_status pool_free_block(const char* fn, void* p, const Allocation& a, size_t bytes,
                                 cubridge_stream stream) {
   const int device = a.info.device;
   count_free(device, bytes);
-  // Freed on the stream it was allocated on: kept for that stream.
+  // Freed on the stream it was allocated on (a default stream: the block's
+  // device's) is kept for that stream.
   cudaStream_t key;
   if (a.cacheable && cache_stream(stream, bytes, &key) && key == a.cache_stream &&
+      (key != nullptr || default_stream_device(stream, device) == device) &&
       cache_put(device, key, bytes, p)) {
     return CUBRIDGE_OK;
   }
   DevicePool* dp = pool_of(device);
   if (dp && dp->pool) {
-    // NULL means the allocation's device's default stream.
     DeviceGuard guard;
-    if (raw_stream(stream) == nullptr) CUBRIDGE_TRY(guard.enter(fn, device));
+    const int on = default_stream_device(stream, device);
+    if (on >= 0) CUBRIDGE_TRY(guard.enter(fn, on));
     CUBRIDGE_CUDA(fn, cudaFreeAsync(p, raw_stream(stream)));
   } else {
     CUBRIDGE_CUDA(fn, cudaFree(p));

@@ -35,6 +35,11 @@ cubridge_status pinned_free(const char* fn, void* p, size_t bytes, cudaStream_t 
 cubridge_status pool_free_block(const char* fn, void* p, const Allocation& a, size_t bytes,
                                 cubridge_stream stream);
 
+// Under memory pressure: hands what the caches keep for the current device
+// `device` (block cache, staging, its pool's unused memory, after its work)
+// and the idle pinned blocks back to the driver.
+void release_cached(int device);
+
 // "DEVICE", "MANAGED", "PINNED", "HOST" (as in messages), "unknown" else.
 const char* kind_label(int kind);
 // INVALID_ARGUMENT naming `fn` unless `kind` can be allocated (DEVICE, MANAGED, PINNED).

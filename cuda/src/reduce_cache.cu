@@ -25,6 +25,18 @@ struct LastUsed {
 };
 thread_local LastUsed t_last;
 
+bool recording(cudaStream_t stream) {
+#if defined(CUBRIDGE_NO_CUDA)
+  (void)stream;
+  return false;
+#else
+  if (stream == nullptr || stream == cudaStreamLegacy) return false;  // cannot record
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) (void)cudaGetLastError();
+  return status != cudaStreamCaptureStatusNone;
+#endif
+}
+
 }  // namespace
 
 cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratch** out,
@@ -46,6 +58,15 @@ cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratc
       t_last = {device, stream, it->second};
       return CUBRIDGE_OK;
     }
+    // The counter is zeroed on `stream` (below): not while it records a graph,
+    // where the zeroing would only be recorded. A reduction cannot be
+    // recorded anyway: it waits for its result.
+    if (recording(stream)) {
+      return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                  "%s: the stream is recording a graph; a reduction waits for its result and "
+                  "cannot be recorded",
+                  fn);
+    }
     ReduceScratch* s = new ReduceScratch();
     const char* what = "cudaMallocHost (reduction result)";
     cudaError_t err = cudaMallocHost(&s->result, 64);
@@ -57,8 +78,10 @@ cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratc
       what = "cudaMalloc (reduction blocks)";
       err = cudaMalloc(&s->blocks, kRedScratchBytes);
     }
-    // Synchronous: the counter is 0 before any stream can launch on it.
-    if (err == cudaSuccess) err = cudaMemset(s->blocks, 0, kRedScratchBytes);
+    // Zeroed on `stream`, ahead of the first kernel there: cudaMemset would run
+    // on the legacy default stream, which a non-blocking stream does not wait
+    // for, and returns before it has run.
+    if (err == cudaSuccess) err = cudaMemsetAsync(s->blocks, 0, kRedScratchBytes, stream);
     if (err != cudaSuccess) {
       if (s->result) cudaFreeHost(s->result);
       if (s->blocks) cudaFree(s->blocks);
