@@ -93,6 +93,22 @@ CB_HD I float_to_int(F f) {
   return static_cast<I>(f);
 }
 
+// An int64 as a double rounded to odd: exact, or else the neighbour of the
+// integer whose last bit is 1. Rounding that once more to a type of 8 bits of
+// precision (bfloat16) gives the integer correctly rounded, where a double
+// rounded to nearest can land on a tie the integer was not on.
+CB_HD double int64_to_double_odd(int64_t v) {
+  const double d = static_cast<double>(v);
+  // d >= 2^63 (no int64) only when v rounded up to it.
+  const bool above = d >= 9223372036854775808.0 || static_cast<int64_t>(d) > v;
+  if (!above && static_cast<int64_t>(d) == v) return d;
+  int64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  if (bits & 1) return d;
+  const double inf = cuda::std::numeric_limits<double>::infinity();
+  return nextafter(d, above ? -inf : inf);  // the neighbour on v's side
+}
+
 // Any table type to any table type. Float -> int truncates (saturating, NaN
 // -> 0); int -> int wraps; everything else rounds to nearest.
 template <class To, class From>
@@ -110,6 +126,8 @@ CB_HD To convert_value(From v) {
   } else if constexpr (std::is_same<To, __nv_bfloat16>::value) {
     if constexpr (std::is_same<From, float>::value)
       return __float2bfloat16_rn(v);
+    else if constexpr (std::is_same<From, int64_t>::value)
+      return __double2bfloat16(int64_to_double_odd(v));
     else
       return __double2bfloat16(static_cast<double>(v));
   } else if constexpr (is_int_v<To> && !is_int_v<From>) {

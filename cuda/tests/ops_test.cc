@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <utility>
 
 #include "test_util.h"
 
@@ -401,6 +402,41 @@ TEST(Convert, SaturatesAndNaNToZero) {
   EXPECT_EQ(got[3], 0);
   EXPECT_EQ(got[4], INT32_MAX);
   EXPECT_EQ(got[5], INT32_MIN);
+}
+
+// int64 -> bfloat16 rounds once, to nearest even: through a double rounded to
+// nearest, a value just off a bfloat16 tie landed on it (2^62 + 2^54 + 1 became
+// 2^62). Near 2^62 the bfloat16 step is 2^55, a double's 2^10.
+TEST(Convert, Int64ToBFloat16RoundsOnce) {
+  const int64_t p62 = int64_t{1} << 62, p54 = int64_t{1} << 54, p55 = p54 * 2;
+  const std::vector<std::pair<int64_t, double>> cases = {
+      {p62 + p54 + 1, std::ldexp(1.0, 62) + std::ldexp(1.0, 55)},      // above the tie: up
+      {p62 + p54, std::ldexp(1.0, 62)},                                // the tie: to even
+      {p62 + p54 - 1, std::ldexp(1.0, 62)},                            // below: down
+      {p62 + 3 * p54 - 1, std::ldexp(1.0, 62) + std::ldexp(1.0, 55)},  // below: down
+      {p62 + 3 * p54, std::ldexp(1.0, 62) + std::ldexp(1.0, 56)},      // the tie: to even
+      {-(p62 + p54 + 1), -(std::ldexp(1.0, 62) + std::ldexp(1.0, 55))},
+      {-(p62 + 3 * p54 - 1), -(std::ldexp(1.0, 62) + std::ldexp(1.0, 55))},
+      {p62 + p55 + 1, std::ldexp(1.0, 62) + std::ldexp(1.0, 55)},
+      {INT64_MAX, std::ldexp(1.0, 63)},
+      {INT64_MIN, -std::ldexp(1.0, 63)},
+      {(int64_t{1} << 53) + 1, std::ldexp(1.0, 53)},
+  };
+  const size_t n = cases.size();
+  std::vector<int64_t> src(n);
+  for (size_t i = 0; i < n; ++i) src[i] = cases[i].first;
+  for (Mem mem : {Mem::kHost, Mem::kDevice}) {
+    Buffer bs(mem, n * sizeof(int64_t)), bd(mem, n * sizeof(BF16));
+    bs.Upload(src.data(), n * sizeof(int64_t));
+    ASSERT_EQ(cubridge_convert(CUBRIDGE_INT64, bs.get(), CUBRIDGE_BFLOAT16, bd.get(), n, nullptr),
+              CUBRIDGE_OK)
+        << cubridge_last_error();
+    std::vector<BF16> got(n);
+    bd.Download(got.data(), n * sizeof(BF16));
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(AsDouble(got[i]), cases[i].second) << MemName(mem) << ": " << cases[i].first;
+    }
+  }
 }
 
 // ---- reductions -------------------------------------------------------------------
