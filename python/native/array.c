@@ -175,10 +175,11 @@ int cb_parse_device(cb_state* st, PyObject* obj) {
     cb_type_error("device", "None or a device index (int)", obj);
     return -2;
   }
-  long device = PyLong_AsLong(obj);
+  int overflow = 0;
+  long device = PyLong_AsLongAndOverflow(obj, &overflow);
   if (device == -1 && PyErr_Occurred()) return -2;
-  if (device < 0 || device > INT32_MAX) {
-    PyErr_Format(PyExc_ValueError, "device must be None or an index >= 0, got %ld", device);
+  if (overflow || device < 0 || device > INT32_MAX) {
+    PyErr_Format(PyExc_ValueError, "device must be None or an index >= 0, got %S", obj);
     return -2;
   }
   cubridge_status status = cubridge_check_device((int)device);

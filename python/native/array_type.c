@@ -25,11 +25,27 @@ static void cb_array_dealloc(cb_array* self) {
 
 /* ---- construction ----------------------------------------------------- */
 
+/* One dimension: an int (or anything with __index__, NumPy's integers). */
+static int cb_parse_dim(PyObject* obj, int64_t* dim) {
+  PyObject* index = PyNumber_Index(obj);
+  if (index == NULL) {
+    PyErr_SetString(PyExc_TypeError, "shape must contain only ints");
+    return -1;
+  }
+  *dim = PyLong_AsLongLong(index);
+  Py_DECREF(index);
+  if (*dim == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_ValueError, "shape: a dimension is out of int64's range");
+    return -1;
+  }
+  return 0;
+}
+
 static int cb_parse_shape(PyObject* obj, int* ndim, int64_t* dims) {
-  if (PyLong_Check(obj)) {
+  if (PyIndex_Check(obj)) {
     *ndim = 1;
-    dims[0] = PyLong_AsLongLong(obj);
-    return dims[0] == -1 && PyErr_Occurred() ? -1 : 0;
+    return cb_parse_dim(obj, &dims[0]);
   }
   if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
     cb_type_error("shape", "an int or a tuple of ints", obj);
@@ -45,15 +61,9 @@ static int cb_parse_shape(PyObject* obj, int* ndim, int64_t* dims) {
   for (Py_ssize_t i = 0; i < len; i++) {
     PyObject* item = PySequence_GetItem(obj, i);
     if (item == NULL) return -1;
-    PyObject* index = PyNumber_Index(item);
+    int rc = cb_parse_dim(item, &dims[i]);
     Py_DECREF(item);
-    if (index == NULL) {
-      PyErr_SetString(PyExc_TypeError, "shape must contain only ints");
-      return -1;
-    }
-    dims[i] = PyLong_AsLongLong(index);
-    Py_DECREF(index);
-    if (dims[i] == -1 && PyErr_Occurred()) return -1;
+    if (rc < 0) return -1;
   }
   return 0;
 }

@@ -6,9 +6,10 @@
 /* A tuple of ints of the interface (shape, strides) into `out`. */
 static int cb_cai_ints(PyObject* t, const char* what, const cb_view* v, int64_t* out, int* len) {
   if (cb_int64_tuple(t, out, CB_MAX_NDIM, len) == 0) return 0;
-  if (!PyErr_Occurred())
-    PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ '%s' is not a tuple of ints",
-                 v->name, what);
+  PyErr_Format(PyExc_ValueError,
+               "%s: __cuda_array_interface__ '%s' is not a tuple of at most %d ints in int64's "
+               "range",
+               v->name, what, CB_MAX_NDIM);
   return -1;
 }
 

@@ -6,6 +6,7 @@
 #include "array.h"
 #include "backend.h"
 #include "checks.h"
+#include "dlpack.h"
 #include "errors.h"
 #include "import.h"
 #include "result.h"
@@ -189,5 +190,35 @@ int cb_real(PyObject* obj, const char* name, double* v) {
     return -1;
   }
   *v = PyFloat_AsDouble(obj);
-  return *v == -1.0 && PyErr_Occurred() ? -1 : 0;
+  if (*v != -1.0 || !PyErr_Occurred()) return 0;
+  if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_OverflowError, "%s is out of float64's range", name);
+  }
+  return -1;
+}
+
+int cb_int_scalar_exact(cb_state* st, PyObject* obj, const char* fn, const char* name, int dtype) {
+  if (st->dtypes[dtype].dl_code != kDLInt || PyFloat_Check(obj) || !PyIndex_Check(obj)) return 0;
+  PyObject* i = PyNumber_Index(obj);
+  if (i == NULL) return -1;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  if (v == -1 && PyErr_Occurred()) {
+    Py_DECREF(i);
+    return -1;
+  }
+  /* 2^63 is a double, not an int64: compare below it. */
+  const double d = (double)v;
+  const int exact = !overflow && d < 9223372036854775808.0 && (long long)d == v;
+  if (!exact) {
+    PyErr_Format(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
+                 overflow ? "%s: argument '%s' = %S is outside int64's range (dtype %s)"
+                          : "%s: argument '%s' = %S is not exactly representable as a float64, "
+                            "which carries scalars to the library (dtype %s; integers up to "
+                            "2**53 are)",
+                 fn, name, i, st->dtypes[dtype].name);
+  }
+  Py_DECREF(i);
+  return exact ? 0 : -1;
 }

@@ -50,5 +50,9 @@ PyObject* cb_call_fail(cb_call* c);
 
 /* A real-number argument (float, int, or anything with __float__). */
 int cb_real(PyObject* obj, const char* name, double* v);
+/* For an integer dtype, -1 with an error when `obj` (the value cb_real read)
+ * is an integer that a double does not hold exactly, as Go's toScalar: the C
+ * ABI takes scalars as doubles. */
+int cb_int_scalar_exact(cb_state* st, PyObject* obj, const char* fn, const char* name, int dtype);
 
 #endif /* CUBRIDGE_CEXT_CALL_H_ */

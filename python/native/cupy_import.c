@@ -67,15 +67,15 @@ static int cb_cupy_fill(cb_state* st, cb_view* v, PyObject* ptr, PyObject* devic
                         PyObject* strides, PyObject* dtype) {
   v->dtype = cb_cupy_dtype(st, dtype, v);
   if (v->dtype == -2) return -1;
-  if (cb_int64_tuple(shape, v->shape, CB_MAX_NDIM, &v->ndim) < 0) {
-    if (PyErr_Occurred()) return -1;
-    v->ndim = (int)PyObject_Length(shape); /* too many: the validator says so */
-    return v->ndim < 0 ? -1 : 0;
+  int rc = cb_int64_tuple(shape, v->shape, CB_MAX_NDIM, &v->ndim);
+  if (rc == CB_TUPLE_TOO_LONG) return 0; /* the validator reports the dimensions */
+  if (rc < 0) {
+    PyErr_Format(PyExc_ValueError, "%s: CuPy gave a shape that is not a tuple of ints", v->name);
+    return -1;
   }
   int n = 0;
-  if (cb_int64_tuple(strides, v->strides, CB_MAX_NDIM, &n) < 0 || n != v->ndim) {
-    if (!PyErr_Occurred())
-      PyErr_Format(PyExc_ValueError, "%s: CuPy gave strides that do not match its shape", v->name);
+  if (cb_int64_tuple(strides, v->strides, CB_MAX_NDIM, &n) != 0 || n != v->ndim) {
+    PyErr_Format(PyExc_ValueError, "%s: CuPy gave strides that do not match its shape", v->name);
     return -1;
   }
   cb_view_strides_from_bytes(st, v);

@@ -129,6 +129,10 @@ PyObject* cb_dlpack_export(cb_array* self, PyObject* args, PyObject* kwds) {
   if (dl_device != Py_None) {
     long t, i;
     if (cb_parse_pair(dl_device, "dl_device", &t, &i) < 0) return NULL;
+    if (t != (int32_t)t || i != (int32_t)i) {
+      PyErr_Format(PyExc_ValueError, "dl_device (%ld, %ld) is no DLPack device", t, i);
+      return NULL;
+    }
     type = (int32_t)t;
     id = (int32_t)i;
   }

@@ -44,8 +44,13 @@ static PyObject* cb_mod_device_count(PyObject* m, PyObject* unused) {
 }
 
 static PyObject* cb_mod_device_name(PyObject* m, PyObject* arg) {
-  int device = (int)PyLong_AsLong(arg);
-  if (device == -1 && PyErr_Occurred()) return NULL;
+  long index = PyLong_AsLong(arg);
+  if (index == -1 && PyErr_Occurred()) return NULL;
+  if (index != (int)index) {
+    PyErr_Format(PyExc_ValueError, "device %ld is no device index", index);
+    return NULL;
+  }
+  const int device = (int)index;
   char buf[256];
   cubridge_status status = cubridge_device_name(device, buf, sizeof buf);
   if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);

@@ -3,6 +3,20 @@
 
 #include <string.h>
 
+/* Whether `type` is the class `name` of module `module` as imported: a class
+ * that only calls itself so is read by the generic protocols. */
+static int cb_is_class(PyTypeObject* type, const char* module, const char* name) {
+  PyObject* module_name = PyUnicode_FromString(module);
+  PyObject* m = module_name ? PyImport_GetModule(module_name) : NULL;
+  PyObject* cls = m ? PyObject_GetAttrString(m, name) : NULL;
+  int is = cls == (PyObject*)type;
+  Py_XDECREF(cls);
+  Py_XDECREF(m);
+  Py_XDECREF(module_name);
+  PyErr_Clear();
+  return is;
+}
+
 /* CB_KNOWN_* of `type`; *from_torch is set when its module is torch's. */
 static int cb_classify(PyTypeObject* type, int* from_torch) {
   PyObject* module = PyObject_GetAttrString((PyObject*)type, "__module__");
@@ -16,6 +30,7 @@ static int cb_classify(PyTypeObject* type, int* from_torch) {
       if (strcmp(m, "numpy") == 0 && strcmp(q, "ndarray") == 0) known = CB_KNOWN_NUMPY;
       if (strcmp(m, "torch") == 0 && strcmp(q, "Tensor") == 0) known = CB_KNOWN_TORCH;
       if (strcmp(m, "cupy") == 0 && strcmp(q, "ndarray") == 0) known = CB_KNOWN_CUPY;
+      if (known != CB_KNOWN_NONE && !cb_is_class(type, m, q)) known = CB_KNOWN_NONE;
       *from_torch = strcmp(m, "torch") == 0 || strncmp(m, "torch.", 6) == 0;
     }
   }
@@ -44,6 +59,8 @@ static int cb_stream_by(cb_state* st, PyTypeObject* type, int from_torch) {
 
 static int cb_where_cai(cb_state* st, PyTypeObject* type) {
   if (PyObject_HasAttr((PyObject*)type, st->s_cai)) return CB_CAI_TYPE;
+  /* A __getattr__ (a proxy's) may serve it: ask each instance. */
+  if (PyType_GetSlot(type, Py_tp_getattro) != (void*)PyObject_GenericGetAttr) return CB_CAI_TYPE;
   PyObject* offset = PyObject_GetAttrString((PyObject*)type, "__dictoffset__");
   long dictoffset = offset ? PyLong_AsLong(offset) : -1;
   Py_XDECREF(offset);

@@ -126,6 +126,7 @@ static PyObject* cb_binary(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *a, *b, *out;
   if (cb_call_pair(&c, a_obj, "a", b_obj, "b", &a, &b) < 0 ||
+      (div && cb_int_scalar_exact(st, args[2], names[op], "zero_value", a->dtype) < 0) ||
       (out = cb_call_out(&c, out_obj, a, a->dtype)) == NULL)
     return cb_call_fail(&c);
   cb_op_args o = {op, a->dtype, 0, zero_value, a->data, b->data, out->data, a->n};
@@ -148,6 +149,7 @@ static PyObject* cb_axpy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *x, *y, *out;
   if (cb_call_pair(&c, x_obj, "x", y_obj, "y", &x, &y) < 0 ||
+      cb_int_scalar_exact(st, args[0], "axpy", "alpha", x->dtype) < 0 ||
       (out = cb_call_out(&c, out_obj, y, y->dtype)) == NULL)
     return cb_call_fail(&c);
   /* One pass, x and y to out: out may be either of them or an array of its own
@@ -165,6 +167,7 @@ static PyObject* cb_scale(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view *x, *out;
   if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL ||
+      cb_int_scalar_exact(st, args[1], "scale", "alpha", x->dtype) < 0 ||
       (out = cb_call_out(&c, out_obj, x, x->dtype)) == NULL)
     return cb_call_fail(&c);
   cb_op_args o = {OP_SCALE, x->dtype, 0, alpha, x->data, NULL, out->data, x->n};
@@ -179,7 +182,8 @@ static PyObject* cb_fill(PyObject* m, cb_args args, Py_ssize_t nargs) {
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_view* x = cb_call_arg(&c, x_obj, "x", 1);
-  if (x == NULL) return cb_call_fail(&c);
+  if (x == NULL || cb_int_scalar_exact(st, args[1], "fill", "value", x->dtype) < 0)
+    return cb_call_fail(&c);
   c.result = Py_NewRef(x_obj);
   cb_op_args o = {OP_FILL, x->dtype, 0, value, NULL, NULL, x->data, x->n};
   return cb_call_end(&c, cb_run(&c, &o), x, NULL);

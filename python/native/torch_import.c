@@ -154,10 +154,12 @@ int cb_import_torch(cb_state* st, PyObject* t, cb_view* v) {
   PyObject* shape = cb_get(st, t, T_SHAPE);
   if (shape == NULL) return -1;
   int rc = cb_int64_tuple(shape, v->shape, CB_MAX_NDIM, &v->ndim);
-  if (rc < 0 && !PyErr_Occurred()) v->ndim = (int)PyObject_Length(shape); /* too many */
   Py_DECREF(shape);
-  if (PyErr_Occurred()) return -1;
-  if (rc < 0) return 0; /* the validator reports the dimensions */
+  if (rc == CB_TUPLE_TOO_LONG) return 0; /* the validator reports the dimensions */
+  if (rc < 0) {
+    PyErr_Format(PyExc_ValueError, "%s: torch gave a shape that is not a tuple of ints", v->name);
+    return -1;
+  }
   PyObject* contiguous = cb_call0(st, t, T_IS_CONTIGUOUS);
   if (contiguous == NULL) return -1;
   int is_contiguous = PyObject_IsTrue(contiguous);
@@ -166,7 +168,7 @@ int cb_import_torch(cb_state* st, PyObject* t, cb_view* v) {
   if (!is_contiguous) { /* let the validator say which stride is wrong */
     PyObject* strides = cb_call0(st, t, T_STRIDE);
     int n = 0;
-    if (strides == NULL || cb_int64_tuple(strides, v->strides, CB_MAX_NDIM, &n) < 0 ||
+    if (strides == NULL || cb_int64_tuple(strides, v->strides, CB_MAX_NDIM, &n) != 0 ||
         n != v->ndim) {
       Py_XDECREF(strides);
       if (!PyErr_Occurred())

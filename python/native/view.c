@@ -1,6 +1,7 @@
 /* The one array view and its one validator. */
 #include "view.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "dlpack.h"
@@ -122,12 +123,20 @@ void cb_view_release(cb_view* v) {
 }
 
 int cb_int64_tuple(PyObject* t, int64_t* out, int max, int* len) {
-  if (!PyTuple_Check(t) || PyTuple_Size(t) > max) return -1;
-  *len = (int)PyTuple_Size(t);
-  for (int i = 0; i < *len; i++) {
-    out[i] = PyLong_AsLongLong(PyTuple_GetItem(t, i));
-    if (out[i] == -1 && PyErr_Occurred()) return -1;
+  if (!PyTuple_Check(t)) return -1;
+  const Py_ssize_t n = PyTuple_Size(t);
+  if (n > max) {
+    *len = n > INT_MAX ? INT_MAX : (int)n;
+    return CB_TUPLE_TOO_LONG;
   }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    out[i] = PyLong_AsLongLong(PyTuple_GetItem(t, i));
+    if (out[i] == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return -1;
+    }
+  }
+  *len = (int)n;
   return 0;
 }
 

@@ -50,8 +50,10 @@ int cb_view_validate(const cb_state* st, cb_view* v, int writable);
 void cb_view_release(cb_view* v);
 
 /* Helpers for importers that read Python objects. */
-/* A tuple of at most `max` ints into out[0..*len): 0; -1 with an exception
- * when an item is not an int; -1 with none when `t` is not a tuple or longer. */
+/* A tuple of at most `max` int64s into out[0..*len): 0; CB_TUPLE_TOO_LONG
+ * for a longer tuple (*len set, out not); -1 when `t` is not a tuple of
+ * int64s. No exception either way: the caller names what was wrong. */
+#define CB_TUPLE_TOO_LONG 1
 int cb_int64_tuple(PyObject* t, int64_t* out, int max, int* len);
 /* v->strides[0..ndim), given in bytes, into elements (CB_BAD_STRIDE where one
  * is not a multiple of the item size); has_strides set. Left unset for a dtype

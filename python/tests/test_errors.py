@@ -138,6 +138,83 @@ def test_scalar_arguments() -> None:
         cubridge.div(f32, f32, zero_value="x")
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_integer_scalars_must_reach_the_library_exactly(dtype: Any) -> None:
+    # Scalars cross the C ABI as doubles: an int a double cannot hold is refused
+    # (as Go's toScalar does), never rounded.
+    x = np.zeros(3, dtype)
+    inexact = "is not exactly representable as a float64"
+    invalid = cubridge.InvalidArgumentError
+    with pytest.raises(invalid, match=f"fill: argument 'value' = {2**53 + 1} {inexact}"):
+        cubridge.fill(x, 2**53 + 1)
+    with pytest.raises(invalid, match=f"axpy: argument 'alpha' = {2**63 - 1} {inexact}"):
+        cubridge.axpy(2**63 - 1, x, x)
+    with pytest.raises(invalid, match=f"scale: argument 'alpha' = {-(2**53) - 1} {inexact}"):
+        cubridge.scale(x, np.int64(-(2**53) - 1))
+    with pytest.raises(invalid, match=f"div: argument 'zero_value' = {2**53 + 1} {inexact}"):
+        cubridge.div(x, x, zero_value=2**53 + 1)
+    with pytest.raises(invalid, match=f"argument 'value' = {2**64} is outside int64's range"):
+        cubridge.fill(x, 2**64)
+    assert not x.any()
+    # What a double holds exactly passes, to the last bit.
+    cubridge.fill(x, 2**31 - 1 if dtype == np.int32 else 2**53)
+    assert (x == (2**31 - 1 if dtype == np.int32 else 2**53)).all()
+    cubridge.fill(x, -(2**53) if dtype == np.int64 else 5.0)
+    assert (x == (-(2**53) if dtype == np.int64 else 5)).all()
+    # Float dtypes take any int (rounded to the dtype, as before).
+    y = np.zeros(2, np.float64)
+    cubridge.fill(y, 2**53 + 1)
+    assert (y == float(2**53)).all()
+
+
+def test_odd_arguments_get_errors_that_name_them(child: Any) -> None:
+    with pytest.raises(OverflowError, match="value is out of float64's range"):
+        cubridge.fill(f32.copy(), 10**400)
+    with pytest.raises(ValueError, match="shape: a dimension is out of int64's range"):
+        cubridge.empty(2**64)
+    assert cubridge.empty(np.int64(3)).shape == (3,)  # NumPy's integers are ints
+    with pytest.raises(ValueError, match=f"device must be None or an index >= 0, got {2**64}"):
+        cubridge.empty(3, device=2**64)
+    with pytest.raises(ValueError, match="is no DLPack device"):
+        cubridge.zeros(2).__dlpack__(dl_device=(2**32 + 1, 0))
+
+    class Shape:  # a CUDA array interface with a shape that is no tuple of ints
+        __cuda_array_interface__ = {
+            "shape": ("3",),
+            "typestr": "<f4",
+            "data": (8, False),
+            "version": 3,
+        }
+
+    with pytest.raises(ValueError, match="'shape' is not a tuple of at most 64 ints"):
+        cubridge.sum(Shape())
+    # A class that only calls itself numpy.ndarray is not read as one (it crashed).
+    r = child(
+        "import cubridge\n"
+        "class Fake(int): pass\n"
+        "Fake.__module__, Fake.__qualname__ = 'numpy', 'ndarray'\n"
+        "try:\n"
+        "    cubridge.sum(Fake(3))\n"
+        "except TypeError as e:\n"
+        "    print('TypeError:', e)\n"
+    )
+    assert r.returncode == 0, r.stderr
+    assert "TypeError: x must be an array" in r.stdout
+
+
+def test_a_proxy_serving_the_cuda_array_interface_is_seen() -> None:
+    # A proxy's __getattr__ may serve __cuda_array_interface__; the CPU backend then
+    # names it device memory instead of calling it no array at all.
+    class Proxy:
+        def __getattr__(self, name: str) -> Any:
+            if name == "__cuda_array_interface__":
+                return {"shape": (2,), "typestr": "<f4", "data": (8, False), "version": 3}
+            raise AttributeError(name)
+
+    with pytest.raises(ValueError, match="CUDA device memory"):
+        cubridge.sum(Proxy())
+
+
 def test_axpy_errors() -> None:
     x = np.ones(5, np.float32)
     with pytest.raises(ValueError, match="y has length 4"):
