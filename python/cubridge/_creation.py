@@ -128,9 +128,18 @@ def asarray(
 
         if not obj.flags.c_contiguous:
             obj = np.ascontiguousarray(obj)
+        if not obj.dtype.isnative:
+            obj = obj.astype(obj.dtype.newbyteorder("="))
         if obj.dtype.name not in DTYPES:
             default = _default_for(obj.dtype)  # raises for dtypes with no lossless conversion
-            obj = obj.astype(name or default)
+            # NumPy has no bfloat16: the library converts to it below.
+            target = default if name in (None, "bfloat16") else name
+            too_big = obj.dtype == np.uint64 and obj.size and int(obj.max()) >= 2**63
+            if target == "int64" and too_big:
+                raise OverflowError(
+                    "asarray: obj holds uint64 values above 2**63 - 1, which int64 cannot hold"
+                )
+            obj = obj.astype(target)
     result = _native.copy(obj, memory, stream, device)
     if name is not None and result.dtype != name:
         converted = empty(result.shape, name, memory=memory, device=result.device)

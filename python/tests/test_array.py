@@ -185,3 +185,19 @@ def test_asarray() -> None:
     )
     d = cubridge.asarray(cubridge.asarray([1.5, 2.5], "float16"), "float64")
     assert d.to_numpy().tolist() == [1.5, 2.5]
+
+
+def test_asarray_converts_what_numpy_cannot_name() -> None:
+    # bfloat16, which NumPy lacks, from dtypes the library has no copy of
+    for src in (np.array([True, False]), np.array([3, 250], np.uint8)):
+        b = cubridge.asarray(src, "bfloat16")
+        assert b.dtype == "bfloat16"
+        assert cubridge.astype(b, "float64").to_numpy().tolist() == src.astype(float).tolist()
+    # another byte order: the values, not the bytes
+    big = np.array([1.5, -2.0], ">f8")
+    assert cubridge.asarray(big).to_numpy().tolist() == [1.5, -2.0]
+    # uint64 goes to int64 only where it fits
+    assert cubridge.asarray(np.array([2**63 - 1], np.uint64)).to_numpy().tolist() == [2**63 - 1]
+    with pytest.raises(OverflowError, match="uint64 values above 2\\*\\*63 - 1"):
+        cubridge.asarray(np.array([2**64 - 1], np.uint64))
+    assert cubridge.asarray(np.array([2**64 - 1], np.uint64), "float64").to_numpy()[0] == 2.0**64
