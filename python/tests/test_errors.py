@@ -205,6 +205,9 @@ def test_odd_arguments_get_errors_that_name_them(child: Any) -> None:
 def test_a_proxy_serving_the_cuda_array_interface_is_seen() -> None:
     # A proxy's __getattr__ may serve __cuda_array_interface__; the CPU backend then
     # names it device memory instead of calling it no array at all.
+    if cubridge.backend() != "cpu":
+        pytest.skip("the CUDA backend would read the interface's made-up pointer")
+
     class Proxy:
         def __getattr__(self, name: str) -> Any:
             if name == "__cuda_array_interface__":

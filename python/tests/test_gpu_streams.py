@@ -11,6 +11,7 @@ after the consumer's stream finished. Skips without the GPU backend, CuPy or tor
 from __future__ import annotations
 
 import gc
+import sys
 import time
 from typing import Any
 
@@ -219,20 +220,28 @@ def test_closing_an_own_stream_waits_for_its_work(cai_only: Any) -> None:
     gc.collect()
 
 
-def test_a_collected_own_stream_waits_for_its_work(cai_only: Any) -> None:
-    # As close() does: x's write on s has no event, and nothing would order a reader
-    # after it once s is gone.
-    warm_up_kernels(cai_only)
-    s = cubridge.Stream()
-    x = own_stream_array(s)
-    write_late_on(s, x, 7.0)
-    del s
-    gc.collect()
-    c = torch.cuda.Stream()
-    with torch.cuda.stream(c):
-        total = torch.from_dlpack(x).sum()
-    c.synchronize()
-    assert float(total) == 7.0 * N
+def test_a_collected_own_stream_waits_for_its_work() -> None:
+    # As close() does. x's last use, a mul on s behind a spin, has no event; once s is
+    # gone x is parked behind its older event (from t, done), and the next result of
+    # its size on u takes the block: without the wait the mul lands on that result.
+    t, u = torch.cuda.Stream(), torch.cuda.Stream()
+    one = torch.ones(N, device="cuda")
+    for spin in (False, True):  # the first pass loads every kernel's module
+        torch.cuda.synchronize()
+        with torch.cuda.stream(t):
+            x = cubridge.add(one, one)  # 2.0, its event recorded on t
+        t.synchronize()
+        s = cubridge.Stream()
+        if spin:
+            spin_on(torch.cuda.ExternalStream(s.handle))
+        cubridge.mul(x, x, out=x, stream=s)
+        assert sys.getrefcount(s) == 2, "something else holds s: del would not destroy it"
+        del s
+        del x
+        with torch.cuda.stream(u):
+            z = cubridge.add(one, one)  # 2.0; 4.0 if the mul wrote after it
+        torch.cuda.synchronize()
+        assert z.to_numpy()[[0, -1]].tolist() == [2.0, 2.0]
 
 
 def test_a_copy_is_a_use_of_its_source() -> None:
