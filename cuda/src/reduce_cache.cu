@@ -7,6 +7,7 @@
 
 #include "reduce_cache.h"
 #include "status.h"
+#include "streams.h"
 #include "tuning.h"
 
 namespace cubridge {
@@ -24,18 +25,6 @@ struct LastUsed {
   ReduceScratch* scratch = nullptr;
 };
 thread_local LastUsed t_last;
-
-bool recording(cudaStream_t stream) {
-#if defined(CUBRIDGE_NO_CUDA)
-  (void)stream;
-  return false;
-#else
-  if (stream == nullptr || stream == cudaStreamLegacy) return false;  // cannot record
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) (void)cudaGetLastError();
-  return status != cudaStreamCaptureStatusNone;
-#endif
-}
 
 }  // namespace
 
@@ -61,7 +50,9 @@ cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratc
     // The counter is zeroed on `stream` (below): not while it records a graph,
     // where the zeroing would only be recorded. A reduction cannot be
     // recorded anyway: it waits for its result.
-    if (recording(stream)) {
+    bool recording = false;
+    CUBRIDGE_CUDA(fn, stream_recording(stream, &recording));
+    if (recording) {
       return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
                   "%s: the stream is recording a graph; a reduction waits for its result and "
                   "cannot be recorded",

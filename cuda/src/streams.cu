@@ -19,12 +19,15 @@ using namespace cubridge;
 namespace cubridge {
 
 cudaError_t stream_recording(cubridge_stream s, bool* recording) {
+  return stream_recording(raw_stream(s), recording);
+}
+
+cudaError_t stream_recording(cudaStream_t raw, bool* recording) {
   *recording = false;
 #if defined(CUBRIDGE_NO_CUDA)
-  (void)s;
+  (void)raw;
   return cudaSuccess;
 #else
-  cudaStream_t raw = raw_stream(s);
   if (raw == nullptr || raw == cudaStreamLegacy) return cudaSuccess;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   cudaError_t err = cudaStreamIsCapturing(raw, &status);

@@ -50,6 +50,7 @@ cudaError_t stream_device(cudaStream_t s, int* device);
 // recording (cubridge_stream_begin_capture, torch.cuda.graph, CuPy). Default
 // streams and the CPU backend never do and cost no CUDA call.
 cudaError_t stream_recording(cubridge_stream s, bool* recording);
+cudaError_t stream_recording(cudaStream_t raw, bool* recording);
 
 }  // namespace cubridge
 
