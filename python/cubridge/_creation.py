@@ -134,8 +134,8 @@ def asarray(
             default = _default_for(obj.dtype)  # raises for dtypes with no lossless conversion
             # NumPy has no bfloat16: the library converts to it below.
             target = default if name in (None, "bfloat16") else name
-            too_big = obj.dtype == np.uint64 and obj.size and int(obj.max()) >= 2**63
-            if target == "int64" and too_big:
+            to_int64 = target == "int64" and obj.dtype == np.uint64
+            if to_int64 and obj.size and int(obj.max()) >= 2**63:
                 raise OverflowError(
                     "asarray: obj holds uint64 values above 2**63 - 1, which int64 cannot hold"
                 )
