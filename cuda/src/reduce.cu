@@ -173,9 +173,9 @@ cubridge_status gpu_single_pass(const char* fn, cudaStream_t stream, const T* x,
                                 size_t n, typename R::Acc* acc) {
   using Acc = typename R::Acc;
   ReduceScratch* s = nullptr;
+  std::unique_lock<std::mutex> held;  // the scratch, for the whole reduction
   int device = 0;
-  CUBRIDGE_TRY(reduce_scratch(fn, stream, &s, &device));
-  std::lock_guard<std::mutex> lk(s->mu);
+  CUBRIDGE_TRY(reduce_scratch(fn, stream, &s, &held, &device));
   const unsigned seq = ++s->seq;
   RedResult<Acc> out{
       static_cast<Acc*>(s->result_dev),

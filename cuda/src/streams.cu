@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "block_cache.h"
 #include "devices.h"
+#include "reduce_cache.h"
 #include "status.h"
 #include "streams.h"
 
@@ -280,6 +281,7 @@ CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream) {
   bool owned = stream->owned;
   delete stream;
   if (owned && s) {
+    reduce_scratch_forget(s);  // for the next stream of its device
     unregister_stream(s);
     CUBRIDGE_CUDA(fn, cudaStreamDestroy(s));
   }

@@ -64,6 +64,10 @@ constexpr size_t kRedScratchBytes = 256 + kRedMaxBlocks * 8;  // counter, then p
 // cudaStreamSynchronize (reduce.cu wait_done): longer than a small reduction
 // takes from launch to result, short enough not to burn a core on long waits.
 constexpr std::chrono::microseconds kRedSpin{100};
+// Reduction scratch entries (33 KB of device memory and a pinned result slot
+// each) kept per device: one per stream that reduces, up to this many; past it
+// a new stream takes over the entry used longest ago.
+constexpr size_t kRedScratchKept = 64;
 
 // ---- memory -------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 import time
 from typing import Any
 
@@ -451,3 +452,47 @@ print(cubridge._native._fast_paths()["torch_exchange"], y.to_numpy()[-1])
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["False", "14.0"]
+
+
+def test_reduction_scratch_stays_bounded_as_streams_come_and_go() -> None:
+    # Each stream that reduces gets scratch (33 KB of device memory and a pinned result
+    # slot). Past a limit per device a new stream takes over the entry used longest ago,
+    # and a closed cubridge.Stream leaves its entry to the next one: 1000 CuPy streams
+    # alive at once, each its own handle, kept 1000 entries (over 33 MB) before. (torch
+    # hands out streams from a pool of 32: not 1000 handles.)
+    ones = cubridge.full(1000, 1.0, "float32")
+    twos = cubridge.full(1000, 2.0, "float32")
+    assert cubridge.sum(ones) == 1000.0
+    cubridge.synchronize()
+    cubridge.empty_cache()
+    free = cubridge.mem_info()[0]
+    streams = [cupy.cuda.Stream(non_blocking=True) for _ in range(1000)]
+    assert len({s.ptr for s in streams}) == 1000
+    for _ in range(2):  # the second round: each stream's entry was handed on meanwhile
+        for i, s in enumerate(streams):
+            x, want = (ones, 1000.0) if i % 2 else (twos, 2000.0)
+            assert cubridge.sum(x, stream=s.ptr) == want, f"stream {i}"
+
+    def reduce_on_own_streams(k: int, results: list) -> None:
+        own = [cubridge.Stream() for _ in range(100)]
+        results[k] = [
+            float(cubridge.sum(ones if j % 2 else twos, stream=s)) for j, s in enumerate(own)
+        ]
+        for s in own:
+            s.close()  # its entry goes to the next new stream
+
+    for _ in range(3):  # four threads at once, taking entries over from each other
+        results: list = [None] * 4
+        threads = [
+            threading.Thread(target=reduce_on_own_streams, args=(k, results)) for k in range(4)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results == [[2000.0, 1000.0] * 50] * 4
+    del streams
+    cubridge.synchronize()
+    cubridge.empty_cache()
+    grown = free - cubridge.mem_info()[0]
+    assert grown < 12 << 20, f"{grown} bytes of device memory more after 1400 streams"
