@@ -166,6 +166,10 @@ static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t st
     queried = 1;
   }
   if (!PyObject_HasAttr(obj, st->s_dlpack)) {
+    /* Its class may have been given __cuda_array_interface__ since first seen. */
+    if (cai_where != CB_CAI_TYPE && PyObject_HasAttr(obj, st->s_cai) &&
+        cb_type_hint_renew(st, Py_TYPE(obj))->cai == CB_CAI_TYPE)
+      return cb_import_any(st, obj, writable, stream, v);
     cb_type_error(v->name,
                   "an array (buffer protocol, __dlpack__ or __cuda_array_interface__, e.g. a "
                   "NumPy array or cubridge.Array)",

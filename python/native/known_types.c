@@ -86,3 +86,12 @@ const cb_type_hint* cb_type_hint_of(cb_state* st, PyTypeObject* type) {
   slot->stream = stream;
   return slot;
 }
+
+const cb_type_hint* cb_type_hint_renew(cb_state* st, PyTypeObject* type) {
+  for (int i = 0; i < CB_TYPE_HINTS; i++) {
+    if (st->hints[i].type != type) continue;
+    st->hints[i].type = NULL;
+    Py_DECREF((PyObject*)type);
+  }
+  return cb_type_hint_of(st, type);
+}

@@ -34,4 +34,8 @@ enum { CB_CAI_NONE = 0, CB_CAI_TYPE = 1, CB_CAI_DICT = 2 };
  * "look on the instance"). */
 const cb_type_hint* cb_type_hint_of(cb_state* st, PyTypeObject* type);
 
+/* As cb_type_hint_of, looked at anew: for a type changed since it was first
+ * seen (a class given __cuda_array_interface__ later). */
+const cb_type_hint* cb_type_hint_renew(cb_state* st, PyTypeObject* type);
+
 #endif /* CUBRIDGE_CEXT_KNOWN_TYPES_H_ */

@@ -218,6 +218,25 @@ def test_a_proxy_serving_the_cuda_array_interface_is_seen() -> None:
         cubridge.sum(Proxy())
 
 
+def test_a_class_given_the_cuda_array_interface_later_is_seen() -> None:
+    # The type cache remembered "no interface" from the first call; the error path
+    # looks again before calling the object no array.
+    class Late:
+        pass
+
+    with pytest.raises(TypeError, match="x must be an array"):
+        cubridge.sum(Late())
+    if cubridge.backend() == "cuda":
+        a = cubridge.full(4, 2.0)
+        Late.__cuda_array_interface__ = property(lambda self: a.__cuda_array_interface__)
+        assert cubridge.sum(Late()) == 8.0
+    else:  # the CPU backend names it device memory (and never reads the pointer)
+        cai = {"shape": (2,), "typestr": "<f4", "data": (8, False), "version": 3}
+        Late.__cuda_array_interface__ = property(lambda self: cai)
+        with pytest.raises(ValueError, match="CUDA device memory"):
+            cubridge.sum(Late())
+
+
 def test_axpy_errors() -> None:
     x = np.ones(5, np.float32)
     with pytest.raises(ValueError, match="y has length 4"):
