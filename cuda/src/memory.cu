@@ -164,7 +164,15 @@ CUBRIDGE_API cubridge_status cubridge_memcpy(void* dst, const void* src, size_t 
   if (stream == nullptr && dev >= 0) CUBRIDGE_TRY(guard.enter(fn, dev));
   cudaStream_t st = raw_stream(stream);
   if (d.loc == Loc::kDevice && s.loc == Loc::kDevice && d.device != s.device) {
-    CUBRIDGE_CUDA(fn, cudaMemcpyPeerAsync(dst, d.device, src, s.device, bytes, st));
+    // On a default stream: after the work queued on either device and before
+    // the work queued next (cudaMemcpyPeer), as a default-stream op on each of
+    // the two would be; the destination device's stream alone would leave the
+    // source's writer and next writer unordered with the copy.
+    if (default_stream(st)) {
+      CUBRIDGE_CUDA(fn, cudaMemcpyPeer(dst, d.device, src, s.device, bytes));
+    } else {
+      CUBRIDGE_CUDA(fn, cudaMemcpyPeerAsync(dst, d.device, src, s.device, bytes, st));
+    }
   } else {
     CUBRIDGE_CUDA(fn, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st));
   }

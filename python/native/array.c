@@ -34,7 +34,6 @@ static int cb_array_mark(cb_state* st, cb_array* self, uintptr_t handle, cubridg
   }
   self->event_live = 1;
   self->event_stream = handle;
-  if (cb_norm_stream(handle) == 0) self->default_use = 0;
   return 0;
 }
 
@@ -249,9 +248,9 @@ cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, 
   cubridge_status status = CUBRIDGE_OK;
   void* ptr = NULL;
   size_t nbytes = self->nbytes;
-  /* The default stream has the library's block cache; other streams only
-   * those of its own. */
-  if (may_unpark && kind == CUBRIDGE_MEMORY_DEVICE && cb_norm_stream(stream_handle) != 0 &&
+  /* Streams of this library's have their own block cache. A NULL stream is
+   * the current device's default stream, the block's only with one device. */
+  if (may_unpark && kind == CUBRIDGE_MEMORY_DEVICE && (stream != NULL || st->device_count == 1) &&
       cb_on_cuda(st) && st->parked_count > 0 && !cb_stream_is_ours(stream) &&
       cb_unpark(st, nbytes, device, stream, &ptr, &self->event)) {
     /* `stream` waited for the event, which covers the block's earlier uses:

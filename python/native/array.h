@@ -22,7 +22,7 @@ typedef struct cb_array {
   cubridge_event event;   /* when live: completes after every recorded use */
   int event_live;
   uintptr_t event_stream; /* where the event was last recorded */
-  int default_use;        /* used on the default stream after the event's last record there */
+  int default_use;        /* used on the default stream (handle 0): never parked then */
   int exported;           /* handed out (DLPack, CUDA array interface, .ptr): uses unseen */
   /* A stream of this library's (cubridge.Stream) used since: the event is
    * recorded there only when something needs it (cb_array_flush); 0: none. */

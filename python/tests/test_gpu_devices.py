@@ -64,3 +64,20 @@ def test_foreign_arrays_on_cuda_1() -> None:
         c = cupy.ones(N, dtype=cupy.float32)
     assert cubridge.sum(c) == float(N)
     healthy()
+
+
+def test_a_copy_to_another_device_waits_for_the_sources_default_stream() -> None:
+    # x's fill on device 0's default stream is queued behind about 0.1 s of spinning
+    # there; the copy to device 1 (on the default stream too) must read what it wrote.
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    x = cubridge.zeros(N, "float32", device=0)
+    for value, spin in ((3.0, False), (5.0, True)):  # the first pass loads the kernels
+        cubridge.synchronize()
+        if spin:
+            with torch.cuda.device(0):
+                torch.cuda._sleep(200_000_000)
+        cubridge.fill(x, value)
+        y = cubridge.asarray(x, device=1)
+        assert y.device == 1
+        assert y.to_numpy()[[0, -1]].tolist() == [value, value]
+    healthy()

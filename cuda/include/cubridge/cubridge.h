@@ -185,7 +185,9 @@ CUBRIDGE_API cubridge_status cubridge_pointer_kind(const void* ptr, int* kind, i
 
 /* Copy between any two kinds of memory. Async on `stream` when both sides are
  * device/managed/pinned; synchronous when either side is pageable host.
- * dst == src is a no-op; partial overlap is CUBRIDGE_ERR_INVALID_ARGUMENT. */
+ * dst == src is a no-op; partial overlap is CUBRIDGE_ERR_INVALID_ARGUMENT.
+ * On a default stream, device memory to another device's is copied after the
+ * work queued on either device and before the work queued next on them. */
 CUBRIDGE_API cubridge_status cubridge_memcpy(void* dst, const void* src, size_t bytes,
                                              cubridge_stream stream);
 

@@ -57,6 +57,7 @@ cudaError_t cudaMemcpy(void*, const void*, size_t, enum cudaMemcpyKind) { return
 cudaError_t cudaMemcpyAsync(void*, const void*, size_t, enum cudaMemcpyKind, cudaStream_t) {
   return kNoDevice;
 }
+cudaError_t cudaMemcpyPeer(void*, int, const void*, int, size_t) { return kNoDevice; }
 cudaError_t cudaMemcpyPeerAsync(void*, int, const void*, int, size_t, cudaStream_t) {
   return kNoDevice;
 }
