@@ -248,13 +248,14 @@ CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
   const char* fn = "cubridge_stream_wait_event";
   clear_error();
   if (!event) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'event' is NULL", fn);
-  if (on_cpu() || !event->event) return CUBRIDGE_OK;  // CPU: every op already finished
+  const EventState e = event_state(event);
+  if (on_cpu() || !e.event) return CUBRIDGE_OK;  // CPU: every op already finished
   CUBRIDGE_TRY(cuda_ready(fn));
   // An event never recorded has no work to wait for (as in CUDA).
-  if (!event->recorded) return CUBRIDGE_OK;
+  if (!e.recorded) return CUBRIDGE_OK;
   DeviceGuard guard;
   CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
-  CUBRIDGE_CUDA(fn, cudaStreamWaitEvent(raw_stream(stream), event->event, 0));
+  CUBRIDGE_CUDA(fn, cudaStreamWaitEvent(raw_stream(stream), e.event, 0));
   return CUBRIDGE_OK;
 }
 
@@ -337,6 +338,7 @@ CUBRIDGE_API cubridge_status cubridge_event_destroy(cubridge_event event) {
   clear_error();
   if (!event) return CUBRIDGE_OK;
   cudaEvent_t e = event->event;
+  for (cudaEvent_t old : event->retired) cudaEventDestroy(old);
   delete event;
   if (e) CUBRIDGE_CUDA(fn, cudaEventDestroy(e));
   return CUBRIDGE_OK;
@@ -346,6 +348,7 @@ CUBRIDGE_API cubridge_status cubridge_event_record(cubridge_event event, cubridg
   const char* fn = "cubridge_event_record";
   clear_error();
   if (!event) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'event' is NULL", fn);
+  std::lock_guard<std::mutex> lk(event->mu);
   if (event->event) {
     CUBRIDGE_TRY(cuda_ready(fn));
     // An event records on a stream of its own device: move it to the
@@ -358,7 +361,12 @@ CUBRIDGE_API cubridge_status cubridge_event_record(cubridge_event event, cubridg
       CUBRIDGE_TRY(guard.enter(fn, dev));
       cudaEvent_t e = nullptr;
       CUBRIDGE_CUDA(fn, cudaEventCreate(&e));
-      cudaEventDestroy(event->event);
+      try {
+        event->retired.push_back(event->event);
+      } catch (const std::bad_alloc&) {
+        cudaEventDestroy(e);
+        return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+      }
       event->event = e;
       event->device = dev;
       event->recorded = false;
@@ -375,9 +383,10 @@ CUBRIDGE_API cubridge_status cubridge_event_synchronize(cubridge_event event) {
   const char* fn = "cubridge_event_synchronize";
   clear_error();
   if (!event) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'event' is NULL", fn);
-  if (event->event) {
+  const EventState e = event_state(event);
+  if (e.event) {
     CUBRIDGE_TRY(cuda_ready(fn));
-    CUBRIDGE_CUDA(fn, cudaEventSynchronize(event->event));
+    CUBRIDGE_CUDA(fn, cudaEventSynchronize(e.event));
   }
   return CUBRIDGE_OK;
 }
@@ -389,18 +398,19 @@ CUBRIDGE_API cubridge_status cubridge_event_elapsed_ms(cubridge_event start, cub
   if (!start) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'start' is NULL", fn);
   if (!end) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'end' is NULL", fn);
   if (!ms) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'ms' is NULL", fn);
-  if (!start->recorded) {
+  const EventState a = event_state(start), b = event_state(end);
+  if (!a.recorded) {
     return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'start' was never recorded", fn);
   }
-  if (!end->recorded) {
+  if (!b.recorded) {
     return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'end' was never recorded", fn);
   }
-  if (start->event && end->event) {
+  if (a.event && b.event) {
     CUBRIDGE_TRY(cuda_ready(fn));
-    CUBRIDGE_CUDA(fn, cudaEventElapsedTime(ms, start->event, end->event));
+    CUBRIDGE_CUDA(fn, cudaEventElapsedTime(ms, a.event, b.event));
     return CUBRIDGE_OK;
   }
-  *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
+  *ms = std::chrono::duration<float, std::milli>(b.when - a.when).count();
   return CUBRIDGE_OK;
 }
 

@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <mutex>
+#include <vector>
 
 #include "cubridge/cubridge.h"
 #include "devices.h"
@@ -19,15 +21,30 @@ struct cubridge_stream_s {
 };
 
 struct cubridge_event_s {
+  std::mutex mu;      // guards the fields: a record may move the event to another device
   cudaEvent_t event;  // nullptr on the CPU backend
   int device;         // device `event` was created on (-1 on the CPU backend)
   bool recorded;
   std::chrono::steady_clock::time_point when;  // CPU backend: time of record
+  // The events of devices it was recorded on before: a call on another thread
+  // may still use one. Destroyed with this.
+  std::vector<cudaEvent_t> retired;
 };
 
 namespace cubridge {
 
 inline cudaStream_t raw_stream(cubridge_stream s) { return s ? s->stream : nullptr; }
+
+// An event's fields as one record left them.
+struct EventState {
+  cudaEvent_t event;
+  bool recorded;
+  std::chrono::steady_clock::time_point when;
+};
+inline EventState event_state(cubridge_event e) {
+  std::lock_guard<std::mutex> lk(e->mu);
+  return {e->event, e->recorded, e->when};
+}
 
 // The handles CUDA reads as a default stream of the current device: NULL and
 // cudaStreamLegacy (the legacy one), cudaStreamPerThread.

@@ -1,6 +1,7 @@
 package cubridge_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -190,5 +191,54 @@ func TestMixedDevices(t *testing.T) {
 	stats, err := cubridge.ReadMemoryStats(1)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, stats.InUseBytes, uint64(4000))
+	stillWorks(t)
+}
+
+// TestEventMovedBetweenDevicesWhileWaitedFor (two GPUs): recording an Event on
+// a stream of another device replaces its CUDA event; goroutines waiting on it
+// meanwhile keep a good one (the old events live as long as the Event).
+func TestEventMovedBetweenDevicesWhileWaitedFor(t *testing.T) {
+	if b, err := cubridge.Backend(); err != nil || b != cubridge.BackendCUDA || deviceCount(t) < 2 {
+		t.Skip("needs 2 GPUs")
+	}
+	var streams [2]*cubridge.Stream
+	for d := range streams {
+		s, err := cubridge.NewStreamOn(d)
+		require.NoError(t, err)
+		defer s.Close()
+		streams[d] = s
+	}
+	e, err := cubridge.NewEvent()
+	require.NoError(t, err)
+	defer e.Close()
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := e.Synchronize(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 2000 {
+		require.NoError(t, e.Record(streams[i%2]))
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 	stillWorks(t)
 }
