@@ -108,6 +108,12 @@ static int cb_import_any(cb_state* st, PyObject* obj, int writable, uintptr_t st
     case CB_KNOWN_NUMPY: /* host memory, always */
       if (cb_import_numpy(st, obj, v) < 0) return -1;
       return cb_view_validate(st, v, writable);
+    case CB_KNOWN_MASKED: /* its buffer is the data without the mask */
+      PyErr_Format(PyExc_TypeError,
+                   "%s is a numpy.ma.MaskedArray, whose mask cubridge would ignore: pass "
+                   "%s.filled(value) or %s.data",
+                   v->name, v->name, v->name);
+      return -1;
     case CB_KNOWN_TORCH:
       rc = cb_torch_arg(st, obj, writable, stream, on_cuda, v);
       if (rc != CB_TORCH_GENERIC) return rc;

@@ -30,6 +30,7 @@ static int cb_classify(PyTypeObject* type, int* from_torch) {
       if (strcmp(m, "numpy") == 0 && strcmp(q, "ndarray") == 0) known = CB_KNOWN_NUMPY;
       if (strcmp(m, "torch") == 0 && strcmp(q, "Tensor") == 0) known = CB_KNOWN_TORCH;
       if (strcmp(m, "cupy") == 0 && strcmp(q, "ndarray") == 0) known = CB_KNOWN_CUPY;
+      if (strcmp(m, "numpy.ma") == 0 && strcmp(q, "MaskedArray") == 0) known = CB_KNOWN_MASKED;
       if (known != CB_KNOWN_NONE && !cb_is_class(type, m, q)) known = CB_KNOWN_NONE;
       *from_torch = strcmp(m, "torch") == 0 || strncmp(m, "torch.", 6) == 0;
     }

@@ -10,7 +10,14 @@
 
 #include "state.h"
 
-enum { CB_KNOWN_NONE = 0, CB_KNOWN_NUMPY = 1, CB_KNOWN_TORCH = 2, CB_KNOWN_CUPY = 3 };
+/* CB_KNOWN_MASKED: numpy.ma.MaskedArray, refused (its buffer has no mask). */
+enum {
+  CB_KNOWN_NONE = 0,
+  CB_KNOWN_NUMPY = 1,
+  CB_KNOWN_TORCH = 2,
+  CB_KNOWN_CUPY = 3,
+  CB_KNOWN_MASKED = 4
+};
 
 /* How a stream argument's type gives its handle, decided from the type's own
  * attributes: the CUDA stream protocol, CuPy's .ptr, torch's .cuda_stream (a C

@@ -237,6 +237,16 @@ def test_a_class_given_the_cuda_array_interface_later_is_seen() -> None:
             cubridge.sum(Late())
 
 
+def test_masked_arrays_are_refused() -> None:
+    # Their buffer is the data without the mask: a sum would count the masked values.
+    m = np.ma.masked_array(np.arange(4.0), mask=[0, 1, 0, 0])
+    with pytest.raises(TypeError, match=r"x is a numpy.ma.MaskedArray.*x.filled\(value\)"):
+        cubridge.sum(m)
+    with pytest.raises(TypeError, match="obj is a numpy.ma.MaskedArray"):
+        cubridge.asarray(m)
+    assert cubridge.sum(m.filled(0.0)) == 5.0
+
+
 def test_axpy_errors() -> None:
     x = np.ones(5, np.float32)
     with pytest.raises(ValueError, match="y has length 4"):
