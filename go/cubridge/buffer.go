@@ -43,7 +43,10 @@ const HostDevice = -1
 //
 // Free a Buffer when done with it. A Buffer that becomes unreachable is
 // freed by the garbage collector as a safety net, but GPU memory is scarcer
-// than the collector knows. A Buffer is safe for use by many goroutines; Free
+// than the collector knows. The collector frees on the device's default
+// stream, which waits for work on streams of NewStream but not for work on a
+// non-blocking stream of another library's (StreamFromHandle): keep such a
+// Buffer reachable until that work is done. A Buffer is safe for use by many goroutines; Free
 // waits for calls that are using the buffer to return, after which every use
 // reports ErrInvalidArgument.
 type Buffer[T Number] struct {
