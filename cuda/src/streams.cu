@@ -1,5 +1,6 @@
 // Streams and events. On the CPU backend every op is synchronous, so streams
 // are empty tokens and events record host time.
+#include <algorithm>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -338,7 +339,7 @@ CUBRIDGE_API cubridge_status cubridge_event_destroy(cubridge_event event) {
   clear_error();
   if (!event) return CUBRIDGE_OK;
   cudaEvent_t e = event->event;
-  for (cudaEvent_t old : event->retired) cudaEventDestroy(old);
+  for (const auto& other : event->others) cudaEventDestroy(other.second);
   delete event;
   if (e) CUBRIDGE_CUDA(fn, cudaEventDestroy(e));
   return CUBRIDGE_OK;
@@ -358,15 +359,25 @@ CUBRIDGE_API cubridge_status cubridge_event_record(cubridge_event event, cubridg
     DeviceGuard guard;
     CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
     if (dev != event->device) {
+      // The event of `dev` from an earlier move, else a new one; the one left
+      // stays (a call on another thread may still use it).
       CUBRIDGE_TRY(guard.enter(fn, dev));
-      cudaEvent_t e = nullptr;
-      CUBRIDGE_CUDA(fn, cudaEventCreate(&e));
+      auto& others = event->others;
       try {
-        event->retired.push_back(event->event);
+        others.reserve(others.size() + 1);  // the emplace below cannot fail then
       } catch (const std::bad_alloc&) {
-        cudaEventDestroy(e);
         return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
       }
+      auto it = std::find_if(others.begin(), others.end(),
+                             [dev](const auto& o) { return o.first == dev; });
+      cudaEvent_t e = nullptr;
+      if (it != others.end()) {
+        e = it->second;
+        others.erase(it);
+      } else {
+        CUBRIDGE_CUDA(fn, cudaEventCreate(&e));
+      }
+      others.emplace_back(event->device, event->event);
       event->event = e;
       event->device = dev;
       event->recorded = false;

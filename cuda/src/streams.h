@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "cubridge/cubridge.h"
@@ -26,9 +27,9 @@ struct cubridge_event_s {
   int device;         // device `event` was created on (-1 on the CPU backend)
   bool recorded;
   std::chrono::steady_clock::time_point when;  // CPU backend: time of record
-  // The events of devices it was recorded on before: a call on another thread
-  // may still use one. Destroyed with this.
-  std::vector<cudaEvent_t> retired;
+  // The events of the other devices it was recorded on (one each): a call on
+  // another thread may still use one. Destroyed with this.
+  std::vector<std::pair<int, cudaEvent_t>> others;
 };
 
 namespace cubridge {

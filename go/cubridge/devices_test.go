@@ -196,7 +196,7 @@ func TestMixedDevices(t *testing.T) {
 
 // TestEventMovedBetweenDevicesWhileWaitedFor (two GPUs): recording an Event on
 // a stream of another device replaces its CUDA event; goroutines waiting on it
-// meanwhile keep a good one (the old events live as long as the Event).
+// meanwhile keep a good one (each device's event lives as long as the Event).
 func TestEventMovedBetweenDevicesWhileWaitedFor(t *testing.T) {
 	if b, err := cubridge.Backend(); err != nil || b != cubridge.BackendCUDA || deviceCount(t) < 2 {
 		t.Skip("needs 2 GPUs")
