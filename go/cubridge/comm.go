@@ -246,17 +246,27 @@ var collectiveOps = [...]string{"all_reduce", "broadcast", "reduce_scatter", "al
 
 // run calls one collective on raw pointers; count is as the C ABI defines it
 // for that collective, extra is the op or the root.
-func (c *Comm) run(coll collective, dt DType, send, recv unsafe.Pointer, count, extra int, s *Stream, bufs ...arg) error {
+// operands gives a collective's pointers and element count. It is called once
+// the buffers are read-locked: Free on another goroutine changes them.
+type operands func() (send, recv unsafe.Pointer, count int)
+
+// pointers is operands for memory the library did not allocate.
+func pointers(send, recv uintptr, count int) operands {
+	return func() (unsafe.Pointer, unsafe.Pointer, int) { return ptrOf(send), ptrOf(recv), count }
+}
+
+func (c *Comm) run(coll collective, dt DType, get operands, extra int, s *Stream, bufs ...arg) error {
 	op := collectiveOps[coll]
-	if count < 0 {
-		return invalid(op, "negative count %d", count)
-	}
 	args := append([]arg{c.arg()}, bufs...)
 	h, sh, err := begin(op, s, args...)
 	if err != nil {
 		return err
 	}
 	defer h.release()
+	send, recv, count := get()
+	if count < 0 {
+		return invalid(op, "negative count %d", count)
+	}
 	c.call.Lock()
 	defer c.call.Unlock()
 	d, n, x := C.int(dt), C.size_t(count), C.int(extra)
@@ -284,7 +294,8 @@ func AllReduce[T Number](c *Comm, send, recv *Buffer[T], op ReduceOp, s *Stream)
 	if err := onCommDevice("all_reduce", c, send, recv); err != nil {
 		return err
 	}
-	return c.run(collAllReduce, DTypeOf[T](), send.ptr, recv.ptr, recv.n, int(op), s, send.arg("send"), recv.arg("recv"))
+	return c.run(collAllReduce, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return send.ptr, recv.ptr, recv.n },
+		int(op), s, send.arg("send"), recv.arg("recv"))
 }
 
 // Broadcast copies root's send into every rank's recv, asynchronously on s.
@@ -294,7 +305,8 @@ func Broadcast[T Number](c *Comm, send, recv *Buffer[T], root int, s *Stream) er
 		if err := onCommDevice("broadcast", c, nil, recv); err != nil {
 			return err
 		}
-		return c.run(collBroadcast, DTypeOf[T](), nil, recv.ptrOrNil(), recv.Len(), root, s, recv.arg("recv"))
+		return c.run(collBroadcast, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return nil, recv.ptr, recv.n },
+			root, s, recv.arg("recv"))
 	}
 	if err := sameLen("broadcast", send, recv, 1); err != nil {
 		return err
@@ -302,7 +314,8 @@ func Broadcast[T Number](c *Comm, send, recv *Buffer[T], root int, s *Stream) er
 	if err := onCommDevice("broadcast", c, send, recv); err != nil {
 		return err
 	}
-	return c.run(collBroadcast, DTypeOf[T](), send.ptr, recv.ptr, recv.n, root, s, send.arg("send"), recv.arg("recv"))
+	return c.run(collBroadcast, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return send.ptr, recv.ptr, recv.n },
+		root, s, send.arg("send"), recv.arg("recv"))
 }
 
 // ReduceScatter reduces send (Size() * recv.Len() elements) over the ranks
@@ -314,7 +327,8 @@ func ReduceScatter[T Number](c *Comm, send, recv *Buffer[T], op ReduceOp, s *Str
 	if err := onCommDevice("reduce_scatter", c, send, recv); err != nil {
 		return err
 	}
-	return c.run(collReduceScatter, DTypeOf[T](), send.ptr, recv.ptr, recv.n, int(op), s, send.arg("send"), recv.arg("recv"))
+	return c.run(collReduceScatter, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return send.ptr, recv.ptr, recv.n },
+		int(op), s, send.arg("send"), recv.arg("recv"))
 }
 
 // AllGather concatenates every rank's send, in rank order, into recv
@@ -326,30 +340,31 @@ func AllGather[T Number](c *Comm, send, recv *Buffer[T], s *Stream) error {
 	if err := onCommDevice("all_gather", c, send, recv); err != nil {
 		return err
 	}
-	return c.run(collAllGather, DTypeOf[T](), send.ptr, recv.ptr, send.n, 0, s, send.arg("send"), recv.arg("recv"))
+	return c.run(collAllGather, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return send.ptr, recv.ptr, send.n },
+		0, s, send.arg("send"), recv.arg("recv"))
 }
 
 // AllReducePtr is AllReduce on device memory the library did not allocate
 // (another library's CUDA pointers): count elements of dt at send and recv.
 func (c *Comm) AllReducePtr(dt DType, send, recv uintptr, count int, op ReduceOp, s *Stream) error {
-	return c.run(collAllReduce, dt, ptrOf(send), ptrOf(recv), count, int(op), s)
+	return c.run(collAllReduce, dt, pointers(send, recv, count), int(op), s)
 }
 
 // BroadcastPtr is Broadcast on foreign device memory (count elements of dt).
 func (c *Comm) BroadcastPtr(dt DType, send, recv uintptr, count, root int, s *Stream) error {
-	return c.run(collBroadcast, dt, ptrOf(send), ptrOf(recv), count, root, s)
+	return c.run(collBroadcast, dt, pointers(send, recv, count), root, s)
 }
 
 // ReduceScatterPtr is ReduceScatter on foreign device memory: send holds
 // Size() * recvCount elements of dt.
 func (c *Comm) ReduceScatterPtr(dt DType, send, recv uintptr, recvCount int, op ReduceOp, s *Stream) error {
-	return c.run(collReduceScatter, dt, ptrOf(send), ptrOf(recv), recvCount, int(op), s)
+	return c.run(collReduceScatter, dt, pointers(send, recv, recvCount), int(op), s)
 }
 
 // AllGatherPtr is AllGather on foreign device memory: recv holds Size() *
 // sendCount elements of dt.
 func (c *Comm) AllGatherPtr(dt DType, send, recv uintptr, sendCount int, s *Stream) error {
-	return c.run(collAllGather, dt, ptrOf(send), ptrOf(recv), sendCount, 0, s)
+	return c.run(collAllGather, dt, pointers(send, recv, sendCount), 0, s)
 }
 
 // ptrOf turns a foreign device address into the pointer the C ABI takes. The
@@ -398,11 +413,4 @@ func onCommDevice[T Number](op string, c *Comm, send, recv *Buffer[T]) error {
 		}
 	}
 	return nil
-}
-
-func (b *Buffer[T]) ptrOrNil() unsafe.Pointer {
-	if b == nil {
-		return nil
-	}
-	return b.ptr
 }
