@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <system_error>
 
 #include "prefault.h"
 #include "tuning.h"
@@ -32,7 +31,7 @@ Prefaulter::Prefaulter(void* p, size_t bytes, size_t step) {
         if (madvise(reinterpret_cast<void*>(at), len, MADV_POPULATE_WRITE) != 0) return;
       }
     });
-  } catch (const std::system_error&) {
+  } catch (...) {  // system_error, or bad_alloc for the thread's state
     // No thread: the copies fault the pages themselves, as before.
   }
 }

@@ -284,7 +284,9 @@ func Copy[T Number](dst, src *Buffer[T], s *Stream) error {
 // HostSlice returns a Go slice over a pinned or managed buffer's memory, for
 // reading and writing it in place without copies. The slice is valid only
 // until b is freed, and must not be touched while device work that uses b
-// may be running (synchronize first). Device buffers return
+// may be running (synchronize first). The slice does not keep b alive: keep
+// b reachable while the slice is used (runtime.KeepAlive(b) after the last
+// use), or the garbage collector frees the memory under it. Device buffers return
 // ErrInvalidArgument: their memory is not addressable from the host.
 func (b *Buffer[T]) HostSlice() ([]T, error) {
 	h, _, err := begin("host_slice", nil, b.arg("buffer"))
