@@ -28,7 +28,7 @@ cubridge_status route(const char* fn, const Arg* args, int count, size_t host_by
     r->device = r->assumed;
     return r->guard.enter(fn, r->device);
   }
-  int pageable = -1, device_side = -1, owner = -1;
+  int pageable = -1, pinned = -1, device_side = -1, owner = -1;
   PtrInfo infos[4];
   if (count > 4) return fail(CUBRIDGE_ERR_INTERNAL, "%s: too many pointer arguments", fn);
   for (int i = 0; i < count; ++i) {
@@ -44,6 +44,8 @@ cubridge_status route(const char* fn, const Arg* args, int count, size_t host_by
     }
     if (info.loc == Loc::kPageable) {
       if (pageable < 0) pageable = i;
+    } else if (info.loc == Loc::kPinned) {
+      if (pinned < 0) pinned = i;
     } else if (info.loc == Loc::kDevice || info.loc == Loc::kManaged) {
       if (device_side < 0) device_side = i;
       // Device memory belongs to one device; managed memory to none.
@@ -67,6 +69,13 @@ cubridge_status route(const char* fn, const Arg* args, int count, size_t host_by
   }
   if (pageable >= 0) {
     r->path = host_bytes <= kHostInlineBytes ? Path::kCpu : Path::kHost;
+    // The host reads and writes pinned memory at once: work queued on
+    // `stream` that may still use it comes first, as on the device path.
+    if (pinned >= 0) {
+      DeviceGuard guard;
+      CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
+      CUBRIDGE_CUDA(fn, cudaStreamSynchronize(raw_stream(stream)));
+    }
     return CUBRIDGE_OK;
   }
   r->path = Path::kDevice;

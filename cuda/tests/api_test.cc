@@ -246,6 +246,31 @@ TEST(Memory, MixedPageableAndDeviceRejected) {
   ASSERT_EQ(cubridge_add(CUBRIDGE_FLOAT32, h.data(), h.data(), h.data(), n, nullptr), CUBRIDGE_OK);
 }
 
+// Pinned and pageable arrays together run on the host, on CPU threads (a few
+// MiB, as here) or through the staging pipeline (more): either way after the
+// work queued on `stream` that may still write the pinned array.
+TEST(Memory, PinnedWithPageableWaitsForTheStream) {
+  if (!OnCuda()) GTEST_SKIP() << "all memory is host memory on the CPU backend";
+  for (size_t n : {size_t(1) << 20, size_t(24) << 20}) {  // CPU threads, then the pipeline
+    void* x = nullptr;
+    ASSERT_EQ(cubridge_malloc(CUBRIDGE_MEMORY_PINNED, n * 4, &x), CUBRIDGE_OK);
+    std::vector<float> zeros(n, 0.0f), out(n, -1.0f);
+    cubridge_stream s = nullptr;
+    ASSERT_EQ(cubridge_stream_create(&s), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 1.0, x, n, s), CUBRIDGE_OK);
+    // Kernels over pinned memory cross the bus: milliseconds queued on s.
+    for (int i = 0; i < 10; ++i)
+      ASSERT_EQ(cubridge_scale(CUBRIDGE_FLOAT32, 2, x, n, s), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_add(CUBRIDGE_FLOAT32, x, zeros.data(), out.data(), n, s), CUBRIDGE_OK)
+        << cubridge_last_error();
+    size_t wrong = 0;
+    for (float v : out) wrong += v != 1024.0f;
+    EXPECT_EQ(wrong, 0u) << "n = " << n << ": out[0] = " << out[0] << ", out[n-1] = " << out[n - 1];
+    EXPECT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK);
+    EXPECT_EQ(cubridge_free(CUBRIDGE_MEMORY_PINNED, x), CUBRIDGE_OK);
+  }
+}
+
 // ---- streams and events ----------------------------------------------------------
 
 TEST(Streams, AsyncOpsOnStreamsAndEventTiming) {

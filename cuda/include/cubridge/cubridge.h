@@ -31,12 +31,14 @@
  *    memory do not pick a device: an op of only managed/pinned arrays runs on
  *    the stream's device, else the caller's. The CPU backend has one device,
  *    0 (the host); any other device index is CUBRIDGE_ERR_INVALID_ARGUMENT.
- *  - Host-path details: elementwise ops whose host arrays total at most 1 MiB
+ *  - Host-path details: elementwise ops whose host arrays total at most 16 MiB
  *    run on CPU threads even on the GPU backend (a GPU round trip costs more);
  *    larger ones are pipelined in 4 MiB chunks through cached pinned staging
- *    buffers on three internal streams (`stream` is not used). Reductions of
- *    host arrays always run on CPU threads (staging them would cost as much as
- *    the CPU pass itself). fill of host arrays always runs on CPU threads.
+ *    buffers on three internal streams. Reductions of host arrays always run
+ *    on CPU threads (staging them would cost as much as the CPU pass itself).
+ *    fill of host arrays always runs on CPU threads. `stream` runs none of
+ *    this work; when pinned memory is among the arrays, the op first waits
+ *    for the work queued on `stream`, which may still use it.
  */
 #ifndef CUBRIDGE_CUBRIDGE_H_
 #define CUBRIDGE_CUBRIDGE_H_
