@@ -72,6 +72,14 @@ cubridge_status route(const char* fn, const Arg* args, int count, size_t host_by
     // The host reads and writes pinned memory at once: work queued on
     // `stream` that may still use it comes first, as on the device path.
     if (pinned >= 0) {
+      bool recording = false;
+      CUBRIDGE_CUDA(fn, stream_recording(stream, &recording));
+      if (recording) {
+        return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                    "%s: argument '%s' is pageable host memory, so the op runs on the host and "
+                    "cannot be recorded into the graph 'stream' is capturing",
+                    fn, args[pageable].name);
+      }
       DeviceGuard guard;
       CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
       CUBRIDGE_CUDA(fn, cudaStreamSynchronize(raw_stream(stream)));

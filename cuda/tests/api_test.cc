@@ -266,6 +266,17 @@ TEST(Memory, PinnedWithPageableWaitsForTheStream) {
     size_t wrong = 0;
     for (float v : out) wrong += v != 1024.0f;
     EXPECT_EQ(wrong, 0u) << "n = " << n << ": out[0] = " << out[0] << ", out[n-1] = " << out[n - 1];
+    // Under capture the host-run op cannot be recorded: refused, the capture intact.
+    ASSERT_EQ(cubridge_stream_begin_capture(s), CUBRIDGE_OK);
+    ExpectError(cubridge_add(CUBRIDGE_FLOAT32, x, zeros.data(), out.data(), n, s),
+                CUBRIDGE_ERR_INVALID_ARGUMENT, "cannot be recorded");
+    ASSERT_EQ(cubridge_scale(CUBRIDGE_FLOAT32, 0.5, x, n, s), CUBRIDGE_OK);
+    cubridge_graph g = nullptr;
+    ASSERT_EQ(cubridge_stream_end_capture(s, &g), CUBRIDGE_OK) << cubridge_last_error();
+    ASSERT_EQ(cubridge_graph_launch(g, s), CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_add(CUBRIDGE_FLOAT32, x, zeros.data(), out.data(), n, s), CUBRIDGE_OK);
+    EXPECT_EQ(out[n - 1], 512.0f);
+    EXPECT_EQ(cubridge_graph_destroy(g), CUBRIDGE_OK);
     EXPECT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK);
     EXPECT_EQ(cubridge_free(CUBRIDGE_MEMORY_PINNED, x), CUBRIDGE_OK);
   }

@@ -244,8 +244,6 @@ const (
 
 var collectiveOps = [...]string{"all_reduce", "broadcast", "reduce_scatter", "all_gather"}
 
-// run calls one collective on raw pointers; count is as the C ABI defines it
-// for that collective, extra is the op or the root.
 // operands gives a collective's pointers and element count. It is called once
 // the buffers are read-locked: Free on another goroutine changes them.
 type operands func() (send, recv unsafe.Pointer, count int)
@@ -255,6 +253,8 @@ func pointers(send, recv uintptr, count int) operands {
 	return func() (unsafe.Pointer, unsafe.Pointer, int) { return ptrOf(send), ptrOf(recv), count }
 }
 
+// run calls one collective on raw pointers; count is as the C ABI defines it
+// for that collective, extra is the op or the root.
 func (c *Comm) run(coll collective, dt DType, get operands, extra int, s *Stream, bufs ...arg) error {
 	op := collectiveOps[coll]
 	args := append([]arg{c.arg()}, bufs...)

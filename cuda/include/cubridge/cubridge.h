@@ -288,7 +288,7 @@ CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
  * Between begin and end, the asynchronous ops called with `stream` (a created
  * stream, not the default one) are recorded instead of run. Ops that return
  * to the host (reductions, host-array paths, synchronize) cannot be recorded:
- * end_capture then fails and the stream runs normally again. Each launch
+ * they are refused, or end_capture fails and the stream runs normally again. Each launch
  * replays the recorded ops with the pointers and sizes they were given, on
  * the recording's device. CUDA backend only (else CUBRIDGE_ERR_NO_DEVICE). */
 typedef struct cubridge_graph_s* cubridge_graph;
