@@ -46,9 +46,9 @@ const HostDevice = -1
 // than the collector knows. The collector frees on the device's default
 // stream, which waits for work on streams of NewStream but not for work on a
 // non-blocking stream of another library's (StreamFromHandle): keep such a
-// Buffer reachable until that work is done. A Buffer is safe for use by many goroutines; Free
-// waits for calls that are using the buffer to return, after which every use
-// reports ErrInvalidArgument.
+// Buffer reachable until that work is done. A Buffer is safe for use by many
+// goroutines; Free waits for calls that are using the buffer to return, after
+// which every use reports ErrInvalidArgument.
 type Buffer[T Number] struct {
 	res     resource
 	ptr     unsafe.Pointer // C memory; nil when n == 0 or after Free
@@ -286,8 +286,8 @@ func Copy[T Number](dst, src *Buffer[T], s *Stream) error {
 // until b is freed, and must not be touched while device work that uses b
 // may be running (synchronize first). The slice does not keep b alive: keep
 // b reachable while the slice is used (runtime.KeepAlive(b) after the last
-// use), or the garbage collector frees the memory under it. Device buffers return
-// ErrInvalidArgument: their memory is not addressable from the host.
+// use), or the garbage collector frees the memory under it. Device buffers
+// return ErrInvalidArgument: their memory is not addressable from the host.
 func (b *Buffer[T]) HostSlice() ([]T, error) {
 	h, _, err := begin("host_slice", nil, b.arg("buffer"))
 	if err != nil {

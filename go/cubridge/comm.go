@@ -253,6 +253,18 @@ func pointers(send, recv uintptr, count int) operands {
 	return func() (unsafe.Pointer, unsafe.Pointer, int) { return ptrOf(send), ptrOf(recv), count }
 }
 
+// buffers is operands for Buffers: counted's length is the count (send may be
+// nil where a rank sends nothing).
+func buffers[T Number](send, recv, counted *Buffer[T]) operands {
+	return func() (unsafe.Pointer, unsafe.Pointer, int) {
+		var p unsafe.Pointer
+		if send != nil {
+			p = send.ptr
+		}
+		return p, recv.ptr, counted.n
+	}
+}
+
 // run calls one collective on raw pointers; count is as the C ABI defines it
 // for that collective, extra is the op or the root.
 func (c *Comm) run(coll collective, dt DType, get operands, extra int, s *Stream, bufs ...arg) error {
@@ -294,8 +306,7 @@ func AllReduce[T Number](c *Comm, send, recv *Buffer[T], op ReduceOp, s *Stream)
 	if err := onCommDevice("all_reduce", c, send, recv); err != nil {
 		return err
 	}
-	return c.run(collAllReduce, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return send.ptr, recv.ptr, recv.n },
-		int(op), s, send.arg("send"), recv.arg("recv"))
+	return c.run(collAllReduce, DTypeOf[T](), buffers(send, recv, recv), int(op), s, send.arg("send"), recv.arg("recv"))
 }
 
 // Broadcast copies root's send into every rank's recv, asynchronously on s.
@@ -305,8 +316,7 @@ func Broadcast[T Number](c *Comm, send, recv *Buffer[T], root int, s *Stream) er
 		if err := onCommDevice("broadcast", c, nil, recv); err != nil {
 			return err
 		}
-		return c.run(collBroadcast, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return nil, recv.ptr, recv.n },
-			root, s, recv.arg("recv"))
+		return c.run(collBroadcast, DTypeOf[T](), buffers(nil, recv, recv), root, s, recv.arg("recv"))
 	}
 	if err := sameLen("broadcast", send, recv, 1); err != nil {
 		return err
@@ -314,8 +324,7 @@ func Broadcast[T Number](c *Comm, send, recv *Buffer[T], root int, s *Stream) er
 	if err := onCommDevice("broadcast", c, send, recv); err != nil {
 		return err
 	}
-	return c.run(collBroadcast, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return send.ptr, recv.ptr, recv.n },
-		root, s, send.arg("send"), recv.arg("recv"))
+	return c.run(collBroadcast, DTypeOf[T](), buffers(send, recv, recv), root, s, send.arg("send"), recv.arg("recv"))
 }
 
 // ReduceScatter reduces send (Size() * recv.Len() elements) over the ranks
@@ -327,8 +336,7 @@ func ReduceScatter[T Number](c *Comm, send, recv *Buffer[T], op ReduceOp, s *Str
 	if err := onCommDevice("reduce_scatter", c, send, recv); err != nil {
 		return err
 	}
-	return c.run(collReduceScatter, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return send.ptr, recv.ptr, recv.n },
-		int(op), s, send.arg("send"), recv.arg("recv"))
+	return c.run(collReduceScatter, DTypeOf[T](), buffers(send, recv, recv), int(op), s, send.arg("send"), recv.arg("recv"))
 }
 
 // AllGather concatenates every rank's send, in rank order, into recv
@@ -340,8 +348,7 @@ func AllGather[T Number](c *Comm, send, recv *Buffer[T], s *Stream) error {
 	if err := onCommDevice("all_gather", c, send, recv); err != nil {
 		return err
 	}
-	return c.run(collAllGather, DTypeOf[T](), func() (unsafe.Pointer, unsafe.Pointer, int) { return send.ptr, recv.ptr, send.n },
-		0, s, send.arg("send"), recv.arg("recv"))
+	return c.run(collAllGather, DTypeOf[T](), buffers(send, recv, send), 0, s, send.arg("send"), recv.arg("recv"))
 }
 
 // AllReducePtr is AllReduce on device memory the library did not allocate
