@@ -189,7 +189,9 @@ func (b *Buffer[T]) Kind() MemoryKind {
 // DType returns the library dtype of b's elements.
 func (b *Buffer[T]) DType() DType { return DTypeOf[T]() }
 
-// Free releases b's memory. Freeing a freed Buffer does nothing.
+// Free releases b's memory. Freeing a freed Buffer does nothing; freeing one
+// that an open Graph recorded is refused (ErrInvalidArgument) until the Graph
+// is closed.
 func (b *Buffer[T]) Free() error {
 	if b == nil {
 		return nil
@@ -205,7 +207,7 @@ func (b *Buffer[T]) Free() error {
 			sh = s.h
 		}
 	}
-	return b.res.close(&b.cleanup, func() error {
+	return b.res.close("free", "buffer", &b.cleanup, func() error {
 		p := b.ptr
 		b.ptr, b.n = nil, 0
 		if b.kind != DeviceMemory {

@@ -196,7 +196,7 @@ func (c *Comm) Close() error {
 	if c == nil {
 		return nil
 	}
-	return c.res.close(&c.cleanup, func() error {
+	return c.res.close("comm_destroy", "comm", &c.cleanup, func() error {
 		return check("comm_destroy", func() C.cubridge_status { return C.cubridge_comm_destroy(c.h) })
 	})
 }

@@ -1,7 +1,9 @@
 package cubridge_test
 
 import (
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,4 +140,92 @@ func TestGraphCapturePanicEndsTheCapture(t *testing.T) {
 	got := make([]float32, 2)
 	require.NoError(t, a.CopyTo(got))
 	assert.Equal(t, []float32{2, 4}, got, "the recorded add was dropped, the next one ran")
+}
+
+// TestGraphKeepsItsBuffers: a buffer only the graph still uses is not
+// collected, so the memory it had is not handed to a new buffer that the
+// replay would then read.
+func TestGraphKeepsItsBuffers(t *testing.T) {
+	s := graphStream(t)
+	acc := newDeviceFrom(t, make([]float32, 1024))
+	g := recordAddOfOnes(t, s, acc)
+	defer g.Close()
+	runtime.GC()
+	runtime.GC() // cleanups run after the second cycle at the latest
+	time.Sleep(10 * time.Millisecond)
+	for i := 0; i < 8; i++ { // would reuse the block of a collected ones buffer
+		other, err := cubridge.NewDevice[float32](1024)
+		require.NoError(t, err)
+		defer other.Free()
+		require.NoError(t, cubridge.FillBuffer(other, 100, nil))
+	}
+	require.NoError(t, cubridge.Synchronize())
+	require.NoError(t, g.Launch(s))
+	sum, err := cubridge.SumBuffer(acc, s)
+	require.NoError(t, err)
+	assert.Equal(t, 1024.0, sum, "the replay added the recorded ones")
+}
+
+// recordAddOfOnes records acc += ones on s with a ones buffer that nothing
+// but the graph refers to once it returns.
+func recordAddOfOnes(t *testing.T, s *cubridge.Stream, acc *cubridge.Buffer[float32]) *cubridge.Graph {
+	ones, err := cubridge.NewDevice[float32](acc.Len())
+	require.NoError(t, err)
+	require.NoError(t, cubridge.FillBuffer(ones, 1, nil))
+	require.NoError(t, cubridge.Synchronize())
+	g, err := s.Capture(func() error { return cubridge.AddBuffer(acc, acc, ones, s) })
+	require.NoError(t, err)
+	return g
+}
+
+// TestGraphRefusesFreeingWhatItUses: freeing a recorded buffer or closing a
+// recorded event is refused by name until the graph is closed, and both
+// still work meanwhile.
+func TestGraphRefusesFreeingWhatItUses(t *testing.T) {
+	s := graphStream(t)
+	a, err := cubridge.NewDevice[float64](3)
+	require.NoError(t, err)
+	require.NoError(t, a.CopyFrom([]float64{1, 2, 3}))
+	e := openForTest(t, cubridge.NewEvent)
+	g, err := s.Capture(func() error {
+		if err := cubridge.AddBuffer(a, a, a, s); err != nil {
+			return err
+		}
+		return e.Record(s)
+	})
+	require.NoError(t, err)
+
+	err = a.Free()
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "the buffer is recorded in 1 open Graph(s): Close them first")
+	assert.ErrorContains(t, e.Close(), "the event is recorded in 1 open Graph(s)")
+	require.NoError(t, g.Launch(s))
+	sum, err := cubridge.SumBuffer(a, s)
+	require.NoError(t, err)
+	assert.Equal(t, 12.0, sum, "the buffer refused to Free is intact")
+
+	require.NoError(t, g.Close())
+	require.NoError(t, a.Free(), "a closed graph no longer keeps it")
+	require.NoError(t, e.Close())
+}
+
+// TestGraphRefusesARecordingWhoseBufferWasFreed: a buffer freed before the
+// recording ends would be replayed freed, so Capture fails.
+func TestGraphRefusesARecordingWhoseBufferWasFreed(t *testing.T) {
+	s := graphStream(t)
+	other := openForTest(t, cubridge.NewStream) // a's free is queued there, outside the capture
+	a, err := cubridge.NewDevice[float32](4, cubridge.OnStream(other))
+	require.NoError(t, err)
+	_, err = s.Capture(func() error {
+		if err := cubridge.AddBuffer(a, a, a, s); err != nil {
+			return err
+		}
+		done := make(chan error)
+		go func() { done <- a.Free() }() // another goroutine, as a capture's calls could be
+		return <-done
+	})
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "a buffer the recording used was freed before the recording ended")
+	b := newDeviceFrom(t, []float32{1, 2})
+	require.NoError(t, cubridge.AddBuffer(b, b, b, s), "the stream runs normally again")
 }

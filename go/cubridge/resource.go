@@ -15,6 +15,7 @@ type resource struct {
 	id     uint64
 	mu     sync.RWMutex
 	closed bool
+	graphs atomic.Int32 // open Graphs that recorded it: close refuses while > 0
 }
 
 var lastResourceID atomic.Uint64
@@ -23,12 +24,16 @@ func (r *resource) init() { r.id = lastResourceID.Add(1) }
 
 // close runs destroy once, under r's write lock (so after the calls that use r
 // have returned), and stops the object's garbage-collector cleanup. Closing a
-// closed resource does nothing.
-func (r *resource) close(cleanup *runtime.Cleanup, destroy func() error) error {
+// closed resource does nothing; closing one that an open Graph recorded is
+// refused, as the Graph's launches still use it.
+func (r *resource) close(op, kind string, cleanup *runtime.Cleanup, destroy func() error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil
+	}
+	if n := r.graphs.Load(); n > 0 {
+		return invalid(op, "the %s is recorded in %d open Graph(s): Close them first", kind, n)
 	}
 	r.closed = true
 	cleanup.Stop()
@@ -97,12 +102,16 @@ func acquire(op string, args ...arg) (held, error) {
 	for _, a := range args {
 		if a.r.closed {
 			h.release()
-			verb := "freed"
-			if a.kind != "buffer" {
-				verb = "closed"
-			}
-			return held{}, invalid(op, "%s: %s is already %s", a.name, a.kind, verb)
+			return held{}, invalid(op, "%s: %s is already %s", a.name, a.kind, closedVerb(a.kind))
 		}
 	}
 	return h, nil
+}
+
+// closedVerb is what ended a resource of kind: buffers are freed, the rest closed.
+func closedVerb(kind string) string {
+	if kind == "buffer" {
+		return "freed"
+	}
+	return "closed"
 }

@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,9 +17,10 @@ import (
 // A Stream is safe for use by many goroutines; Close waits for calls that
 // are using it to return.
 type Stream struct {
-	res     resource
-	h       C.cubridge_stream
-	cleanup runtime.Cleanup
+	res       resource
+	h         C.cubridge_stream
+	cleanup   runtime.Cleanup
+	recording atomic.Pointer[recording] // while Capture records on it (graph.go)
 }
 
 // NewStream creates a stream. Close it when done; an unreachable Stream is
@@ -109,7 +111,7 @@ func (s *Stream) Close() error {
 	if s == nil {
 		return nil
 	}
-	return s.res.close(&s.cleanup, func() error {
+	return s.res.close("stream_destroy", "stream", &s.cleanup, func() error {
 		return check("stream_destroy", func() C.cubridge_status { return C.cubridge_stream_destroy(s.h) })
 	})
 }
@@ -169,7 +171,7 @@ func (e *Event) Close() error {
 	if e == nil {
 		return nil
 	}
-	return e.res.close(&e.cleanup, func() error {
+	return e.res.close("event_destroy", "event", &e.cleanup, func() error {
 		return check("event_destroy", func() C.cubridge_status { return C.cubridge_event_destroy(e.h) })
 	})
 }
@@ -200,7 +202,8 @@ func create[H, R any](op string, wrap func(H) *R, construct func(h *H) C.cubridg
 
 // begin read-locks the resources in args and the stream s (nil: the default
 // stream, nothing to lock) for one C call, and returns s's handle. The
-// caller must release the locks when the call has returned.
+// caller must release the locks when the call has returned. While s records
+// a Graph, args are noted for the Graph to keep.
 func begin(op string, s *Stream, args ...arg) (held, C.cubridge_stream, error) {
 	var all [4]arg // no call takes more than three objects and a stream
 	n := copy(all[:3], args)
@@ -211,6 +214,9 @@ func begin(op string, s *Stream, args ...arg) (held, C.cubridge_stream, error) {
 	h, err := acquire(op, all[:n]...)
 	if err != nil || s == nil {
 		return h, nil, err
+	}
+	if rec := s.recording.Load(); rec != nil {
+		rec.add(args)
 	}
 	return h, s.h, nil
 }
