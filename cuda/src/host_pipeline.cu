@@ -88,19 +88,26 @@ cubridge_status acquire_staging(const char* fn, StagingSet** set) {
   }
   StagingSet* s = nullptr;
   CUBRIDGE_TRY(create(fn, device, &s));
-  std::lock_guard<std::mutex> lk(g_mu);
-  try {
-    g_sets->push_back(s);
-  } catch (...) {
-    // Not cached: still usable for this call; leaks a little when released.
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    try {
+      g_sets->push_back(s);
+      s->cached = true;
+    } catch (...) {
+      // Not cached: still usable for this call, destroyed when released.
+    }
   }
   *set = s;
   return CUBRIDGE_OK;
 }
 
 void release_staging(StagingSet* set) {
-  std::lock_guard<std::mutex> lk(g_mu);
-  set->in_use = false;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    set->in_use = false;
+    if (set->cached) return;
+  }
+  destroy(set);  // no other caller can find it
 }
 
 void trim_staging(int device) {

@@ -22,11 +22,13 @@ struct StagingSlot {
 struct StagingSet {
   int device;
   bool in_use;
+  bool cached;  // in the list acquire_staging reuses from
   StagingSlot slot[kSlots];
 };
 
 // A free staging set for the current device, created on first use and kept
-// for later calls (one per concurrent caller). Give it back with release.
+// for later calls (one per concurrent caller). Give it back with release,
+// with the device it was acquired on current.
 cubridge_status acquire_staging(const char* fn, StagingSet** set);
 void release_staging(StagingSet* set);
 // Gives the buffers of `device`'s idle sets back to the pools (the pinned

@@ -242,6 +242,10 @@ cubridge_status pinned_alloc(const char* fn, size_t bytes, void** p) {
   cudaError_t err = cudaMallocHost(p, cap);
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
+    // Idle staging sets hold pinned chunks outside the cache: hand them to it
+    // first (the current device's; only those can be destroyed here).
+    int device = 0;
+    if (cudaGetDevice(&device) == cudaSuccess) trim_staging(device);
     trim_pinned(true);
     err = cudaMallocHost(p, cap);
   }
