@@ -44,6 +44,7 @@ int cb_array_flush(cb_state* st, cb_array* self) {
   cubridge_status status = cubridge_stream_lookup(handle, &s);
   if (status == CUBRIDGE_OK && s == NULL) { /* closed: its work has finished */
     self->lazy_stream = 0;
+    if (self->pending && self->write_stream == handle) self->pending = 0; /* no event covers it */
     return 0;
   }
   if (status == CUBRIDGE_OK) {
@@ -106,10 +107,24 @@ void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stre
   }
 }
 
+int cb_array_order_write(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream) {
+  if (!cb_on_cuda(st)) return 0;
+  if (handle != 0 && self->lazy_stream == handle) return 0; /* ordered when it was used */
+  if (cb_array_flush(st, self) < 0) return -1;
+  if (!self->event_live || cb_norm_stream(self->event_stream) == cb_norm_stream(handle)) return 0;
+  cubridge_status status = cubridge_stream_wait_event(stream, self->event);
+  if (status != CUBRIDGE_OK) {
+    cb_raise_status(st, status);
+    return -1;
+  }
+  return 0;
+}
+
 int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consumer) {
   if (!self->pending || !cb_on_cuda(st) || consumer == CB_STREAM_UNORDERED) return 0;
   if (!for_host && cb_norm_stream(self->write_stream) == cb_norm_stream(consumer)) return 0;
   if (cb_array_flush(st, self) < 0) return -1;
+  if (!self->pending) return 0; /* written on a stream closed since */
   /* A write on another stream was marked then; one on the default stream is
    * marked now (the default stream always exists): for device memory, on the
    * default stream of the Array's device, whichever device is current. */

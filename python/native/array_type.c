@@ -9,6 +9,7 @@
 #include "dtypes.h"
 #include "errors.h"
 #include "numpy_new.h"
+#include "stream.h"
 
 #define CB_STATE_OR_NULL(self)                                 \
   cb_state* st = cb_state_of_type(Py_TYPE((PyObject*)(self))); \
@@ -165,7 +166,10 @@ static PyObject* get_cai(cb_array* s, void* c) {
   if (cb_array_flush(st, s) < 0) return NULL;
   s->exported = 1;
   if (s->pending && s->write_stream != 0) {
-    cubridge_status status = cubridge_stream_wait_event(NULL, s->event);
+    cubridge_stream home; /* the default stream of the Array's device */
+    if (cb_stream_from_handle(st, 0, cb_home_device(s->kind, s->device), &home) < 0) return NULL;
+    cubridge_status status = cubridge_stream_wait_event(home, s->event);
+    cb_stream_release(home);
     if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
   }
   PyObject* one = NULL;

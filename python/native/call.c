@@ -21,7 +21,7 @@ static int cb_call_use_stream(cb_call* c, uintptr_t handle, int device) {
   c->stream_handle = handle;
   c->stream = stream;
   c->capturing = 0;
-  c->recording = NULL;
+  Py_CLEAR(c->recording);
   /* The default streams (0, legacy 1) cannot record: no query for them. */
   if (handle <= 1 || !cb_on_cuda(c->st)) return 0;
   cubridge_status status = cubridge_stream_is_capturing(stream, &c->capturing);
@@ -30,7 +30,7 @@ static int cb_call_use_stream(cb_call* c, uintptr_t handle, int device) {
     return -1;
   }
   if (c->capturing && c->st->recording != NULL && c->st->recording_stream == handle)
-    c->recording = c->st->recording;
+    c->recording = Py_NewRef(c->st->recording); /* kept should the capture end meanwhile */
   return 0;
 }
 
@@ -78,6 +78,9 @@ cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) 
              cb_stream_order(c->st, producer, c->stream_handle, home) < 0) {
     return NULL;
   }
+  if (writable && v->array != NULL && !c->capturing &&
+      cb_array_order_write(c->st, (cb_array*)v->array, c->stream_handle, c->stream) < 0)
+    return NULL;
   if (c->recording != NULL && PyList_Append(c->recording, obj) < 0) return NULL;
   return v;
 }
@@ -123,6 +126,7 @@ static void cb_call_release(cb_call* c) {
   c->count = 0;
   cb_stream_release(c->stream);
   c->stream = NULL;
+  Py_CLEAR(c->recording);
 }
 
 void cb_call_assume_device(cb_call* c) {

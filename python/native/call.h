@@ -15,7 +15,7 @@ typedef struct cb_call {
   cubridge_stream stream;
   int follow;          /* no stream given: the first array's producer stream is taken */
   int capturing;       /* the stream records a graph: nothing is ordered now */
-  PyObject* recording; /* borrowed: the cubridge.Stream recording's list, or NULL */
+  PyObject* recording; /* the cubridge.Stream recording's list, or NULL */
   PyObject* result;    /* owned: the array returned to the caller */
 } cb_call;
 

@@ -147,10 +147,10 @@ PyObject* cb_dlpack_export(cb_array* self, PyObject* args, PyObject* kwds) {
       goto fail;
     }
     if (!cb_array_host_accessible(st, self)) {
-      if (copy == Py_False || !want_copy) {
+      if (copy != Py_None && !want_copy) { /* copy=None: copy when needed, as here */
         PyErr_SetString(PyExc_BufferError,
                         "cubridge.Array in device memory is not host-accessible; export to the "
-                        "CPU needs copy=True");
+                        "CPU needs a copy (copy=True or None), not copy=False");
         goto fail;
       }
       Py_DECREF((PyObject*)src);

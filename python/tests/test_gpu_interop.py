@@ -91,6 +91,10 @@ def test_device_array_to_numpy_needs_a_copy() -> None:
     np.testing.assert_array_equal(
         np.from_dlpack(a, device="cpu", copy=True), np.ones(10)
     )
+    # copy=None (NumPy's default): a copy where one is needed, as the standard says.
+    np.testing.assert_array_equal(np.from_dlpack(a, device="cpu"), np.ones(10))
+    with pytest.raises(BufferError, match="not copy=False"):
+        a.__dlpack__(dl_device=(1, 0), copy=False)
     np.testing.assert_array_equal(a.to_numpy(), np.ones(10))
 
 

@@ -221,6 +221,56 @@ def test_closing_an_own_stream_waits_for_its_work(cai_only: Any) -> None:
     gc.collect()
 
 
+def test_a_result_made_on_a_closed_own_stream_stays_usable(cai_only: Any) -> None:
+    # y's one write was on s and no event covers it: closing s waited for it, so every
+    # later use (the host, an op, both exports, a copy) needs no wait at all.
+    warm_up_kernels(cai_only)
+    x = cubridge.full(N, 1.0, "float32")
+    with cubridge.Stream() as s:
+        y = cubridge.add(x, x, stream=s)
+    assert y.to_numpy()[[0, -1]].tolist() == [2.0, 2.0]
+    assert float(cubridge.sum(cubridge.add(y, y))) == 4.0 * N
+    assert float(torch.from_dlpack(y).sum()) == 2.0 * N
+    assert float(cupy.asarray(y).sum()) == 2.0 * N
+    assert y.copy().to_numpy()[0] == 2.0
+
+
+def test_a_write_waits_for_reads_on_other_streams(cai_only: Any) -> None:
+    # a is read on r behind a spin, then written on s: the write must not overtake the
+    # read (y would hold 10.0, the new a doubled, instead of 2.0). Nothing touches the
+    # default stream, whose events would order every stream of ours by themselves.
+    warm_up_kernels(cai_only)
+    s, r = cubridge.Stream(), cubridge.Stream()
+    a = cubridge.full(N, 1.0, "float32", stream=s)
+    y = cubridge.zeros(N, "float32", stream=r)
+    s.synchronize()
+    r.synchronize()
+    spin_on(torch.cuda.ExternalStream(r.handle))
+    cubridge.add(a, a, out=y, stream=r)
+    cubridge.fill(a, 5.0, stream=s)
+    r.synchronize()
+    assert y.to_numpy()[[0, -1]].tolist() == [2.0, 2.0]
+    assert a.to_numpy()[[0, -1]].tolist() == [5.0, 5.0]
+
+
+def test_a_graph_launch_waits_for_reads_on_other_streams(cai_only: Any) -> None:
+    # The same for a graph that writes a: its launch on s waits for a's read on r.
+    warm_up_kernels(cai_only)
+    s, r = cubridge.Stream(), cubridge.Stream()
+    a = cubridge.full(N, 1.0, "float32")
+    y = cubridge.empty(N, "float32")
+    with s.capture() as g:
+        cubridge.add(a, a, out=a, stream=s)
+    g.launch(stream=s)  # a = 2
+    s.synchronize()
+    spin_on(torch.cuda.ExternalStream(r.handle))
+    cubridge.add(a, a, out=y, stream=r)  # 4, read behind the spin
+    g.launch(stream=s)  # a = 4, after that read
+    r.synchronize()
+    assert y.to_numpy()[[0, -1]].tolist() == [4.0, 4.0]
+    assert a.to_numpy()[[0, -1]].tolist() == [4.0, 4.0]
+
+
 def test_a_collected_own_stream_waits_for_its_work() -> None:
     # As close() does. x's last use, a mul on s behind a spin, has no event; once s is
     # gone x is parked behind its older event (from t, done), and the next result of
