@@ -91,6 +91,14 @@ CUBRIDGE_API cubridge_status cubridge_comm_all_gather(cubridge_comm, int, const 
                                                       size_t, cubridge_stream) {
   return CUBRIDGE_NO_NCCL("cubridge_comm_all_gather");
 }
+CUBRIDGE_API cubridge_status cubridge_comm_check(int collective, cubridge_comm, int, const void*,
+                                                 const void*, size_t, int, cubridge_stream) {
+  // A check speaks for the collective it checks, as in the CUDA build.
+  static const char* const kNames[] = {"cubridge_comm_all_reduce", "cubridge_comm_broadcast",
+                                       "cubridge_comm_reduce_scatter", "cubridge_comm_all_gather"};
+  return CUBRIDGE_NO_NCCL(collective >= 0 && collective < 4 ? kNames[collective]
+                                                            : "cubridge_comm_check");
+}
 CUBRIDGE_API cubridge_status cubridge_comm_group_start(void) {
   return CUBRIDGE_NO_NCCL("cubridge_comm_group_start");
 }
@@ -218,24 +226,27 @@ cubridge_status check_stream(const char* fn, cubridge_stream stream, const cubri
   return CUBRIDGE_OK;
 }
 
-// [a, a + na) and [b, b + nb) must be disjoint, or a must be exactly at
+// The smaller array [small, + small_bytes) (named `small_name`) must be
+// disjoint from the larger one [large, + large_bytes), or start exactly at
 // `in_place` (the position NCCL allows for in-place use).
-cubridge_status check_in_place(const char* fn, const void* send, size_t send_bytes,
-                               const void* recv, size_t recv_bytes, const void* in_place) {
-  if (send_bytes == 0 || recv_bytes == 0) return CUBRIDGE_OK;
-  uintptr_t s0 = reinterpret_cast<uintptr_t>(send), r0 = reinterpret_cast<uintptr_t>(recv);
-  if (s0 + send_bytes <= r0 || r0 + recv_bytes <= s0) return CUBRIDGE_OK;
-  if (send == in_place) return CUBRIDGE_OK;
+cubridge_status check_in_place(const char* fn, const char* small_name, const void* small,
+                               size_t small_bytes, const char* large_name, const void* large,
+                               size_t large_bytes, const void* in_place) {
+  if (small_bytes == 0 || large_bytes == 0) return CUBRIDGE_OK;
+  uintptr_t s0 = reinterpret_cast<uintptr_t>(small), l0 = reinterpret_cast<uintptr_t>(large);
+  if (s0 + small_bytes <= l0 || l0 + large_bytes <= s0) return CUBRIDGE_OK;
+  if (small == in_place) return CUBRIDGE_OK;
   return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
-              "%s: arguments 'send' and 'recv' overlap but not in place (send must be disjoint "
-              "from recv, or be exactly this rank's part of it)",
-              fn);
+              "%s: arguments '%s' and '%s' overlap but not in place (%s must be disjoint from "
+              "%s, or be exactly this rank's part of it)",
+              fn, small_name, large_name, small_name, large_name);
 }
 
 // Checks shared by the collectives: comm, dtype, sizes, arrays and stream.
 // `send_elems` / `recv_elems` are the elements each array holds on this rank.
 struct Call {
   const char* fn;
+  bool launch;  // false: check the arguments only (cubridge_comm_check)
   const NcclApi* api;
   size_t size;  // bytes per element
 };
@@ -262,7 +273,7 @@ cubridge_status begin(Call* call, cubridge_comm comm, int dtype, const void* sen
 // there are no elements to move.
 template <class F>
 cubridge_status enqueue(const Call& call, cubridge_comm comm, size_t count, F nccl_call) {
-  if (count == 0) return CUBRIDGE_OK;
+  if (count == 0 || !call.launch) return CUBRIDGE_OK;
   DeviceScope scope;
   CUBRIDGE_TRY(scope.enter(call.fn, comm->device));
   ncclResult_t r = nccl_call();
@@ -281,6 +292,67 @@ cubridge_status group_call(const char* fn, bool start) {
   CUBRIDGE_TRY(ready(fn, &api));
   ncclResult_t r = start ? api->GroupStart() : api->GroupEnd();
   return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+}
+
+cubridge_status all_reduce(Call call, cubridge_comm comm, int dtype, const void* send, void* recv,
+                           size_t count, int op, cubridge_stream stream) {
+  CUBRIDGE_TRY(begin(&call, comm, dtype, send, count, recv, count, count, stream, true));
+  CUBRIDGE_TRY(check_op(call.fn, op));
+  CUBRIDGE_TRY(check_in_place(call.fn, "send", send, count * call.size, "recv", recv,
+                              count * call.size, recv));
+  return enqueue(call, comm, count, [&] {
+    return call.api->AllReduce(send, recv, count, nccl_dtype(dtype), static_cast<ncclRedOp_t>(op),
+                               comm->comm, raw_stream(stream));
+  });
+}
+
+cubridge_status broadcast(Call call, cubridge_comm comm, int dtype, const void* send, void* recv,
+                          size_t count, int root, cubridge_stream stream) {
+  if (comm != nullptr && (root < 0 || root >= comm->nranks)) {
+    clear_error();
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "%s: argument 'root' = %d must be in [0, nranks = %d)", call.fn, root,
+                comm->nranks);
+  }
+  const bool is_root = comm != nullptr && comm->rank == root;
+  CUBRIDGE_TRY(begin(&call, comm, dtype, send, count, recv, count, count, stream, is_root));
+  if (is_root) {
+    CUBRIDGE_TRY(check_in_place(call.fn, "send", send, count * call.size, "recv", recv,
+                                count * call.size, recv));
+  }
+  return enqueue(call, comm, count, [&] {
+    return call.api->Broadcast(is_root ? send : recv, recv, count, nccl_dtype(dtype), root,
+                               comm->comm, raw_stream(stream));
+  });
+}
+
+cubridge_status reduce_scatter(Call call, cubridge_comm comm, int dtype, const void* send,
+                               void* recv, size_t recv_count, int op, cubridge_stream stream) {
+  const size_t send_elems = all_chunks(comm, recv_count);
+  CUBRIDGE_TRY(
+      begin(&call, comm, dtype, send, send_elems, recv, recv_count, recv_count, stream, true));
+  CUBRIDGE_TRY(check_op(call.fn, op));
+  const void* in_place = static_cast<const char*>(send) + comm->rank * recv_count * call.size;
+  CUBRIDGE_TRY(check_in_place(call.fn, "recv", recv, recv_count * call.size, "send", send,
+                              send_elems * call.size, in_place));
+  return enqueue(call, comm, recv_count, [&] {
+    return call.api->ReduceScatter(send, recv, recv_count, nccl_dtype(dtype),
+                                   static_cast<ncclRedOp_t>(op), comm->comm, raw_stream(stream));
+  });
+}
+
+cubridge_status all_gather(Call call, cubridge_comm comm, int dtype, const void* send, void* recv,
+                           size_t send_count, cubridge_stream stream) {
+  const size_t recv_elems = all_chunks(comm, send_count);
+  CUBRIDGE_TRY(
+      begin(&call, comm, dtype, send, send_count, recv, recv_elems, send_count, stream, true));
+  const void* in_place = static_cast<const char*>(recv) + comm->rank * send_count * call.size;
+  CUBRIDGE_TRY(check_in_place(call.fn, "send", send, send_count * call.size, "recv", recv,
+                              recv_elems * call.size, in_place));
+  return enqueue(call, comm, send_count, [&] {
+    return call.api->AllGather(send, recv, send_count, nccl_dtype(dtype), comm->comm,
+                               raw_stream(stream));
+  });
 }
 
 }  // namespace
@@ -437,69 +509,52 @@ CUBRIDGE_API cubridge_status cubridge_comm_info(cubridge_comm comm, int* rank, i
 CUBRIDGE_API cubridge_status cubridge_comm_all_reduce(cubridge_comm comm, int dtype,
                                                       const void* send, void* recv, size_t count,
                                                       int op, cubridge_stream stream) {
-  Call call{"cubridge_comm_all_reduce", nullptr, 0};
-  CUBRIDGE_TRY(begin(&call, comm, dtype, send, count, recv, count, count, stream, true));
-  CUBRIDGE_TRY(check_op(call.fn, op));
-  CUBRIDGE_TRY(check_in_place(call.fn, send, count * call.size, recv, count * call.size, recv));
-  return enqueue(call, comm, count, [&] {
-    return call.api->AllReduce(send, recv, count, nccl_dtype(dtype), static_cast<ncclRedOp_t>(op),
-                               comm->comm, raw_stream(stream));
-  });
+  return all_reduce({"cubridge_comm_all_reduce", true}, comm, dtype, send, recv, count, op, stream);
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_broadcast(cubridge_comm comm, int dtype,
                                                      const void* send, void* recv, size_t count,
                                                      int root, cubridge_stream stream) {
-  Call call{"cubridge_comm_broadcast", nullptr, 0};
-  if (comm != nullptr && (root < 0 || root >= comm->nranks)) {
-    clear_error();
-    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
-                "%s: argument 'root' = %d must be in [0, nranks = %d)", call.fn, root,
-                comm->nranks);
-  }
-  const bool is_root = comm != nullptr && comm->rank == root;
-  CUBRIDGE_TRY(begin(&call, comm, dtype, send, count, recv, count, count, stream, is_root));
-  if (is_root) {
-    CUBRIDGE_TRY(check_in_place(call.fn, send, count * call.size, recv, count * call.size, recv));
-  }
-  return enqueue(call, comm, count, [&] {
-    return call.api->Broadcast(is_root ? send : recv, recv, count, nccl_dtype(dtype), root,
-                               comm->comm, raw_stream(stream));
-  });
+  return broadcast({"cubridge_comm_broadcast", true}, comm, dtype, send, recv, count, root, stream);
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_reduce_scatter(cubridge_comm comm, int dtype,
                                                           const void* send, void* recv,
                                                           size_t recv_count, int op,
                                                           cubridge_stream stream) {
-  Call call{"cubridge_comm_reduce_scatter", nullptr, 0};
-  const size_t send_elems = all_chunks(comm, recv_count);
-  CUBRIDGE_TRY(
-      begin(&call, comm, dtype, send, send_elems, recv, recv_count, recv_count, stream, true));
-  CUBRIDGE_TRY(check_op(call.fn, op));
-  const void* in_place = static_cast<const char*>(send) + comm->rank * recv_count * call.size;
-  CUBRIDGE_TRY(check_in_place(call.fn, recv, recv_count * call.size, send, send_elems * call.size,
-                              in_place));
-  return enqueue(call, comm, recv_count, [&] {
-    return call.api->ReduceScatter(send, recv, recv_count, nccl_dtype(dtype),
-                                   static_cast<ncclRedOp_t>(op), comm->comm, raw_stream(stream));
-  });
+  return reduce_scatter({"cubridge_comm_reduce_scatter", true}, comm, dtype, send, recv, recv_count,
+                        op, stream);
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_all_gather(cubridge_comm comm, int dtype,
                                                       const void* send, void* recv,
                                                       size_t send_count, cubridge_stream stream) {
-  Call call{"cubridge_comm_all_gather", nullptr, 0};
-  const size_t recv_elems = all_chunks(comm, send_count);
-  CUBRIDGE_TRY(
-      begin(&call, comm, dtype, send, send_count, recv, recv_elems, send_count, stream, true));
-  const void* in_place = static_cast<const char*>(recv) + comm->rank * send_count * call.size;
-  CUBRIDGE_TRY(check_in_place(call.fn, send, send_count * call.size, recv, recv_elems * call.size,
-                              in_place));
-  return enqueue(call, comm, send_count, [&] {
-    return call.api->AllGather(send, recv, send_count, nccl_dtype(dtype), comm->comm,
-                               raw_stream(stream));
-  });
+  return all_gather({"cubridge_comm_all_gather", true}, comm, dtype, send, recv, send_count,
+                    stream);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_check(int collective, cubridge_comm comm, int dtype,
+                                                 const void* send, const void* recv, size_t count,
+                                                 int op_or_root, cubridge_stream stream) {
+  void* out = const_cast<void*>(recv);  // checked, never written
+  switch (collective) {
+    case CUBRIDGE_ALL_REDUCE:
+      return all_reduce({"cubridge_comm_all_reduce", false}, comm, dtype, send, out, count,
+                        op_or_root, stream);
+    case CUBRIDGE_BROADCAST:
+      return broadcast({"cubridge_comm_broadcast", false}, comm, dtype, send, out, count,
+                       op_or_root, stream);
+    case CUBRIDGE_REDUCE_SCATTER:
+      return reduce_scatter({"cubridge_comm_reduce_scatter", false}, comm, dtype, send, out, count,
+                            op_or_root, stream);
+    case CUBRIDGE_ALL_GATHER:
+      return all_gather({"cubridge_comm_all_gather", false}, comm, dtype, send, out, count, stream);
+    default:
+      clear_error();
+      return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                  "cubridge_comm_check: argument 'collective' = %d is not a collective",
+                  collective);
+  }
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_group_start(void) {

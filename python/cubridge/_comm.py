@@ -26,7 +26,8 @@ from . import _native
 __all__ = ["Comm"]
 
 _OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
-_ALL_REDUCE, _BROADCAST, _REDUCE_SCATTER, _ALL_GATHER = range(4)
+_ALL_REDUCE, _BROADCAST, _REDUCE_SCATTER, _ALL_GATHER = range(4)  # cubridge_collective
+_RUN, _CHECK, _QUEUE, _MARK = range(4)  # _comm_collective's modes (comm.c)
 _looked_for_wheel = False
 
 
@@ -200,19 +201,24 @@ class Comm:
         else:
             streams = [stream] * len(self._comms)
         calls = list(zip(self._comms, sends, recvs, streams))
-        grouped = len(calls) > 1
-        if grouped:
+        if len(calls) == 1:
+            comm, s, r, st = calls[0]
+            _native._comm_collective(kind, comm, s, r, extra, st, _RUN)
+        else:
             # Every rank's arguments first: a rank refused after the others were
             # queued in the group would leave them waiting for it on the GPU.
             for comm, s, r, st in calls:
-                _native._comm_collective(kind, comm, s, r, extra, st, True)
+                _native._comm_collective(kind, comm, s, r, extra, st, _CHECK)
             _native._comm_group(True)
-        try:
-            for comm, s, r, st in calls:
-                _native._comm_collective(kind, comm, s, r, extra, st, False)
-        finally:
-            if grouped:
+            try:
+                for comm, s, r, st in calls:
+                    _native._comm_collective(kind, comm, s, r, extra, st, _QUEUE)
+            finally:
                 _native._comm_group(False)
+            # The kernels are queued at the group's end: only now can the arrays'
+            # uses be recorded after them.
+            for comm, s, r, st in calls:
+                _native._comm_collective(kind, comm, s, r, extra, st, _MARK)
         if recv is None:
             return send
         return recv

@@ -152,7 +152,7 @@ def _comm_collective(
     recv: Any,
     op_or_root: int,
     stream: _Stream,
-    check_only: bool,
+    mode: int,
     /,
 ) -> None: ...
 def _comm_group(start: bool, /) -> None: ...

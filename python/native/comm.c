@@ -73,6 +73,10 @@ static PyObject* cb_comm_init_all(PyObject* m, PyObject* args) {
       Py_DECREF(seq);
       return NULL;
     }
+    if (d < 0 || d > INT32_MAX) {
+      Py_DECREF(seq);
+      return PyErr_Format(PyExc_ValueError, "devices[%zd] = %ld is not a device index", i, d);
+    }
     devices[i] = (int)d;
   }
   Py_DECREF(seq);
@@ -142,57 +146,27 @@ static PyObject* cb_comm_info(PyObject* m, PyObject* capsule) {
   return Py_BuildValue("(iii)", rank, nranks, device);
 }
 
-enum { CB_ALL_REDUCE = 0, CB_BROADCAST = 1, CB_REDUCE_SCATTER = 2, CB_ALL_GATHER = 3 };
+/* What _comm_collective does with one rank's part of a collective. */
+enum {
+  CB_COMM_RUN = 0,   /* launch it, then record the arrays' uses */
+  CB_COMM_CHECK = 1, /* check the arguments, launch nothing */
+  CB_COMM_QUEUE = 2, /* launch it inside a group: NCCL queues the kernel at the group's end */
+  CB_COMM_MARK = 3   /* after that end: record the arrays' uses, now that the kernel is queued */
+};
 
-/* cubridge.InvalidArgumentError (a ValueError) unless `v` (when given) is
- * memory NCCL can use on `device`, as far as its producer says: device memory
- * of that device, managed or pinned; the C library says the same in the same
- * words when it checks. */
-static int cb_comm_check_home(cb_state* st, const cb_view* v, int device) {
-  PyObject* exc = st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT];
-  if (v == NULL) return 0;
-  if (v->memory == CUBRIDGE_MEMORY_HOST) {
-    PyErr_Format(exc,
-                 "argument '%s' is pageable host memory; NCCL needs memory of the "
-                 "communicator's device %d (device, managed or pinned)",
-                 v->name, device);
-    return -1;
-  }
-  if (v->memory == CUBRIDGE_MEMORY_DEVICE && v->device != device) {
-    PyErr_Format(exc, "argument '%s' is on device %d, the communicator is on device %d", v->name,
-                 v->device, device);
-    return -1;
-  }
-  return 0;
-}
-
-/* _comm_collective(kind, comm, send, recv, op_or_root, stream, check_only):
- * one rank's part of a collective. send may be None for a broadcast's
- * non-root ranks. check_only: import and check the arguments, launch nothing
- * (cubridge.Comm checks every rank before it launches a group: a rank refused
- * after the others were queued would leave them waiting for it). */
-static PyObject* cb_comm_collective(PyObject* m, PyObject* args) {
-  int kind, extra, check_only;
-  PyObject *comm_obj, *send_obj, *recv_obj, *stream_obj;
-  if (!PyArg_ParseTuple(args, "iOOOiOp:_comm_collective", &kind, &comm_obj, &send_obj, &recv_obj,
-                        &extra, &stream_obj, &check_only))
-    return NULL;
-  if (kind < CB_ALL_REDUCE || kind > CB_ALL_GATHER) {
-    return PyErr_Format(PyExc_ValueError, "unknown collective %d", kind);
-  }
-  cubridge_comm comm = cb_comm_of(comm_obj);
-  if (comm == NULL) return NULL;
+/* One rank's part of a collective on `comm`, used by this call alone. */
+static PyObject* cb_comm_collective_on(cb_state* st, cubridge_comm comm, int kind,
+                                       PyObject* send_obj, PyObject* recv_obj, int extra,
+                                       PyObject* stream_obj, int mode) {
   int rank, nranks, device;
-  if (cubridge_comm_info(comm, &rank, &nranks, &device) != CUBRIDGE_OK) {
-    return cb_raise_status(cb_state_of_module(m), CUBRIDGE_ERR_INVALID_ARGUMENT);
-  }
-  cb_state* st = cb_state_of_module(m);
+  cubridge_status status = cubridge_comm_info(comm, &rank, &nranks, &device);
+  if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
   cb_call c;
   /* stream=None: the device's default stream, whoever wrote the arrays. */
   if (cb_call_begin(&c, st, stream_obj, 0) < 0) return cb_call_fail(&c);
   cb_view *send = NULL, *recv;
   if ((recv = cb_call_arg(&c, recv_obj, "recv", 1)) == NULL) return cb_call_fail(&c);
-  if (send_obj != Py_None || kind != CB_BROADCAST) {
+  if (send_obj != Py_None || kind != CUBRIDGE_BROADCAST) {
     if (send_obj == recv_obj) {
       send = recv; /* in place: imported once */
     } else if ((send = cb_call_arg(&c, send_obj, "send", 0)) == NULL ||
@@ -203,11 +177,11 @@ static PyObject* cb_comm_collective(PyObject* m, PyObject* args) {
   size_t send_n = send ? send->n : 0, recv_n = recv->n, count = recv_n;
   const char* want = NULL;
   switch (kind) {
-    case CB_ALL_REDUCE:
-    case CB_BROADCAST:
+    case CUBRIDGE_ALL_REDUCE:
+    case CUBRIDGE_BROADCAST:
       if (send && send_n != recv_n) want = "send and recv must have the same size";
       break;
-    case CB_REDUCE_SCATTER:
+    case CUBRIDGE_REDUCE_SCATTER:
       if (send_n != recv_n * (size_t)nranks) want = "send must have nranks * recv.size elements";
       break;
     default:
@@ -220,27 +194,25 @@ static PyObject* cb_comm_collective(PyObject* m, PyObject* args) {
                  nranks);
     return cb_call_fail(&c);
   }
-  if (check_only) {
-    if (cb_on_cuda(st) &&
-        (cb_comm_check_home(st, send, device) < 0 || cb_comm_check_home(st, recv, device) < 0))
-      return cb_call_fail(&c);
-    cb_call_fail(&c);
-    Py_RETURN_NONE;
-  }
   int dtype = recv->dtype;
   const void* ps = send ? send->data : NULL;
   void* pr = recv->data;
   cubridge_stream stream = c.stream;
-  cubridge_status status;
+  if (mode == CB_COMM_CHECK) {
+    status = cubridge_comm_check(kind, comm, dtype, ps, pr, count, extra, stream);
+    cb_call_fail(&c);
+    return status == CUBRIDGE_OK ? Py_NewRef(Py_None) : cb_raise_status(st, status);
+  }
+  if (mode == CB_COMM_MARK) return cb_call_end(&c, CUBRIDGE_OK, recv, Py_NewRef(Py_None));
   Py_BEGIN_ALLOW_THREADS;
   switch (kind) {
-    case CB_ALL_REDUCE:
+    case CUBRIDGE_ALL_REDUCE:
       status = cubridge_comm_all_reduce(comm, dtype, ps, pr, count, extra, stream);
       break;
-    case CB_BROADCAST:
+    case CUBRIDGE_BROADCAST:
       status = cubridge_comm_broadcast(comm, dtype, ps, pr, count, extra, stream);
       break;
-    case CB_REDUCE_SCATTER:
+    case CUBRIDGE_REDUCE_SCATTER:
       status = cubridge_comm_reduce_scatter(comm, dtype, ps, pr, count, extra, stream);
       break;
     default:
@@ -248,14 +220,45 @@ static PyObject* cb_comm_collective(PyObject* m, PyObject* args) {
       break;
   }
   Py_END_ALLOW_THREADS;
-  Py_INCREF(Py_None);
-  return cb_call_end(&c, status, recv, Py_None);
+  if (mode == CB_COMM_QUEUE) { /* the uses are recorded by CB_COMM_MARK */
+    cb_call_fail(&c);
+    return status == CUBRIDGE_OK ? Py_NewRef(Py_None) : cb_raise_status(st, status);
+  }
+  return cb_call_end(&c, status, recv, Py_NewRef(Py_None));
+}
+
+/* _comm_collective(kind, comm, send, recv, op_or_root, stream, mode): one
+ * rank's part of a collective (kind: cubridge_collective). send may be None
+ * for a broadcast's non-root ranks. mode: see CB_COMM_RUN and the rest
+ * (cubridge.Comm checks every rank of a group before it launches any: a rank
+ * refused after the others were queued would leave them waiting for it). */
+static PyObject* cb_comm_collective(PyObject* m, PyObject* args) {
+  int kind, extra, mode;
+  PyObject *comm_obj, *send_obj, *recv_obj, *stream_obj;
+  if (!PyArg_ParseTuple(args, "iOOOiOi:_comm_collective", &kind, &comm_obj, &send_obj, &recv_obj,
+                        &extra, &stream_obj, &mode))
+    return NULL;
+  if (kind < CUBRIDGE_ALL_REDUCE || kind > CUBRIDGE_ALL_GATHER) {
+    return PyErr_Format(PyExc_ValueError, "unknown collective %d", kind);
+  }
+  if (mode < CB_COMM_RUN || mode > CB_COMM_MARK) {
+    return PyErr_Format(PyExc_ValueError, "unknown mode %d", mode);
+  }
+  cubridge_comm comm = (cubridge_comm)cb_box_use(comm_obj, &cb_comm_kind);
+  if (comm == NULL) return NULL;
+  PyObject* r = cb_comm_collective_on(cb_state_of_module(m), comm, kind, send_obj, recv_obj, extra,
+                                      stream_obj, mode);
+  cb_box_done(comm_obj);
+  return r;
 }
 
 static PyObject* cb_comm_group(PyObject* m, PyObject* start) {
   int begin = PyObject_IsTrue(start);
   if (begin < 0) return NULL;
-  cubridge_status status = begin ? cubridge_comm_group_start() : cubridge_comm_group_end();
+  cubridge_status status;
+  Py_BEGIN_ALLOW_THREADS; /* the end launches the group's kernels */
+  status = begin ? cubridge_comm_group_start() : cubridge_comm_group_end();
+  Py_END_ALLOW_THREADS;
   return cb_none_or_raise(cb_state_of_module(m), status);
 }
 

@@ -32,11 +32,15 @@ static PyObject* cb_fail(PyObject* m, cubridge_status status) {
   return cb_raise_status(cb_state_of_module(m), status);
 }
 
+/* True when the stream `handle` is the one whose recording st->recording holds. */
+static int cb_records(const cb_state* st, uintptr_t handle) {
+  return st->recording != NULL && handle == st->recording_stream;
+}
+
 /* True when `s` is the stream whose recording st->recording holds. */
 static int cb_is_recording(const cb_state* st, cubridge_stream s) {
   uintptr_t handle = 0;
-  return st->recording != NULL && cubridge_stream_handle(s, &handle) == CUBRIDGE_OK &&
-         handle == st->recording_stream;
+  return cubridge_stream_handle(s, &handle) == CUBRIDGE_OK && cb_records(st, handle);
 }
 
 static PyObject* cb_stream_create(PyObject* m, PyObject* args) {
@@ -61,37 +65,46 @@ static PyObject* cb_stream_info(PyObject* m, PyObject* capsule) {
 }
 
 static PyObject* cb_stream_synchronize(PyObject* m, PyObject* capsule) {
-  cubridge_stream s = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
+  cubridge_stream s =
+      (cubridge_stream)cb_box_use(capsule, &cb_stream_kind); /* not closed meanwhile */
   if (s == NULL) return NULL;
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_stream_synchronize(s);
   Py_END_ALLOW_THREADS;
+  cb_box_done(capsule);
   return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
 static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   cb_state* st = cb_state_of_module(m);
-  cubridge_stream live = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
+  /* In use until destroyed: a second close waits, then finds it closed. */
+  cubridge_stream live = (cubridge_stream)cb_box_use(capsule, &cb_stream_kind);
   if (live == NULL) {
     if (PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
     PyErr_Clear(); /* closed before: nothing to do */
     Py_RETURN_NONE;
   }
-  if (cb_is_recording(st, live)) {
+  uintptr_t handle = 0;
+  cubridge_status status = cubridge_stream_handle(live, &handle);
+  /* Its work finishes first: Arrays whose last use was there have no event
+   * for it (array.h, lazy_stream), and count on a closed stream being done.
+   * The GIL is held from the end of the wait to the destroy, so no Array is
+   * freed on the stream in between. A capture could begin during the wait. */
+  int recording = status == CUBRIDGE_OK && cb_records(st, handle);
+  if (status == CUBRIDGE_OK && !recording) {
+    Py_BEGIN_ALLOW_THREADS;
+    status = cubridge_stream_synchronize(live);
+    Py_END_ALLOW_THREADS;
+    recording = status == CUBRIDGE_OK && cb_records(st, handle);
+  }
+  cb_box_done(capsule);
+  if (status != CUBRIDGE_OK) return cb_fail(m, status);
+  if (recording) {
     PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
                     "the stream is recording a graph: end the capture before closing it");
     return NULL;
   }
-  /* Its work finishes first: Arrays whose last use was there have no event
-   * for it (array.h, lazy_stream), and count on a closed stream being done.
-   * The GIL is held from the end of the wait to the destroy, so no Array is
-   * freed on the stream in between. */
-  cubridge_status status;
-  Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_stream_synchronize(live);
-  Py_END_ALLOW_THREADS;
-  if (status != CUBRIDGE_OK) return cb_fail(m, status);
   cubridge_stream s = (cubridge_stream)cb_box_take(capsule, &cb_stream_kind);
   if (s == NULL) Py_RETURN_NONE; /* closed by another thread meanwhile */
   status = cubridge_stream_destroy(s);
@@ -176,15 +189,14 @@ static PyObject* cb_stream_end_capture(PyObject* m, PyObject* capsule) {
 }
 
 /* Launches a graph on `stream` (None: the default stream). The cubridge.Arrays
- * its recording used are ordered like an op's arguments: their pending writes
- * before the launch, the launch before their next use and their free. */
+ * its recording used are ordered like an op's written arguments: their pending
+ * writes and other streams' uses before the launch, the launch before their
+ * next use and their free. */
 static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
   cb_state* st = cb_state_of_module(m);
   PyObject *capsule, *used, *stream_obj;
   if (!PyArg_ParseTuple(args, "OO!O:_graph_launch", &capsule, &PyList_Type, &used, &stream_obj))
     return NULL;
-  cubridge_graph g = (cubridge_graph)cb_box_live(capsule, &cb_graph_kind);
-  if (g == NULL) return NULL;
   uintptr_t handle = 0;
   cubridge_stream s = NULL;
   if (cb_stream_handle(st, stream_obj, &handle) < 0 ||
@@ -193,15 +205,24 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
   Py_ssize_t n = PyList_Size(used);
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject* obj = PyList_GetItem(used, i);
-    if (cb_is_array(st, obj) && cb_array_settle(st, (cb_array*)obj, 0, handle) < 0) {
+    /* A launch may write every Array it keeps: after their earlier uses too. */
+    if (cb_is_array(st, obj) && (cb_array_settle(st, (cb_array*)obj, 0, handle) < 0 ||
+                                 cb_array_order_write(st, (cb_array*)obj, handle, s) < 0)) {
       cb_stream_release(s);
       return NULL;
     }
+  }
+  /* One launch of a graph at a time (CUDA graphs take no concurrent calls). */
+  cubridge_graph g = (cubridge_graph)cb_box_use(capsule, &cb_graph_kind);
+  if (g == NULL) {
+    cb_stream_release(s);
+    return NULL;
   }
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_graph_launch(g, s);
   Py_END_ALLOW_THREADS;
+  cb_box_done(capsule);
   if (status == CUBRIDGE_OK) {
     for (Py_ssize_t i = 0; i < n; i++) {
       PyObject* obj = PyList_GetItem(used, i);

@@ -320,6 +320,104 @@ def test_refusals_then_healthy(comm):
         assert float(xs[d][0]) == NDEV
 
 
+def test_the_check_pass_refuses_what_the_launch_would(comm):
+    # What cubridge.Comm runs on every rank before a group (a rank refused inside the
+    # group would leave the others waiting): the C library's own checks, launching
+    # nothing. Here: all_gather's send overlapping recv but not at this rank's slice.
+    from cubridge import _comm, _native
+
+    x = torch.zeros(2 * NDEV + 1, device="cuda:0")
+    send, recv = x[1:3], x[: 2 * NDEV]
+    with pytest.raises(cubridge.InvalidArgumentError, match="overlap but not in place"):
+        _native._comm_collective(_comm._ALL_GATHER, comm._comms[0], send, recv, 0, None, _comm._CHECK)
+    _native._comm_collective(_comm._ALL_GATHER, comm._comms[0], x[:2], recv, 0, None, _comm._CHECK)
+    assert x.tolist() == [0.0] * (2 * NDEV + 1), "nothing ran"
+    healthy(0)
+
+
+@two
+def test_a_stream_of_another_device_is_refused_before_any_rank_runs(comm):
+    # One torch stream of device 0 for every rank: rank 1's is refused by the check pass,
+    # so no rank was queued and nothing waits for it (before: rank 0 hung).
+    xs = per_device(lambda d: torch.ones(16, device=f"cuda:{d}"))
+    with pytest.raises(cubridge.InvalidArgumentError, match="'stream' belongs to device 0"):
+        comm.all_reduce(xs, stream=torch.cuda.Stream(device=0))
+    comm.all_reduce(xs)
+    for d in range(NDEV):
+        torch.cuda.synchronize(d)
+        assert float(xs[d][0]) == NDEV
+
+
+@two
+def test_a_group_records_its_uses_after_the_kernels(comm):
+    # The arrays' events must be recorded after the group's end queued NCCL's kernels:
+    # recorded before (inside the group) they complete with the spin, before the
+    # all_reduce, and the host reads 1.0.
+    streams = per_device(lambda d: torch.cuda.Stream(device=d))  # non-blocking
+    xs = per_device(lambda d: cubridge.full(1 << 24, 1.0, "float32", device=d))
+    cubridge.synchronize()
+    for s in streams:
+        with torch.cuda.stream(s):
+            torch.cuda._sleep(200_000_000)
+    comm.all_reduce(xs, stream=streams)
+    for x in xs:
+        assert x.to_numpy()[[0, -1]].tolist() == [float(NDEV)] * 2
+
+
+def test_close_while_another_thread_runs_collectives():
+    # close() from another thread waits for no call and frees nothing under one: the
+    # communicator is destroyed when the collective in flight returns, and the next
+    # call of the looping thread is refused by name.
+    import threading
+
+    c = cubridge.Comm([0])
+    x = torch.ones(1 << 20, device="cuda:0")
+    errors = []
+    started = threading.Event()
+
+    def loop():
+        try:
+            for _ in range(100_000):
+                c.all_reduce(x)
+                started.set()
+        except ValueError as e:
+            errors.append(e)
+        finally:
+            started.set()
+
+    t = threading.Thread(target=loop)
+    t.start()
+    started.wait(30)
+    c.close()
+    t.join(60)
+    assert not t.is_alive()
+    assert c.closed
+    assert len(errors) == 1 and "closed" in str(errors[0]), errors
+    healthy(0)
+
+
+def test_two_threads_on_one_comm_take_turns():
+    # NCCL takes one call on a communicator at a time: the second thread's calls wait
+    # for the first's instead of running inside them.
+    import threading
+
+    with cubridge.Comm([0]) as c:
+        xs = [cubridge.full(1 << 16, 1.0, "float32") for _ in range(2)]
+
+        def loop(x):
+            for _ in range(500):
+                c.all_reduce(x, op="max")
+
+        threads = [threading.Thread(target=loop, args=(x,)) for x in xs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        for x in xs:
+            assert x.to_numpy()[[0, -1]].tolist() == [1.0, 1.0]
+    healthy(0)
+
+
 def test_closed_comm_refused():
     c = cubridge.Comm([0])
     c.close()

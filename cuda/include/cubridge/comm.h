@@ -24,7 +24,8 @@
  *    comm, or from one thread inside cubridge_comm_group_start/end (else the
  *    collective would wait forever for the others).
  *  - NCCL errors become cubridge statuses: bad arguments INVALID_ARGUMENT,
- *    CUDA failures CUDA, system/remote/internal failures INTERNAL; the message
+ *    NCCL's internal errors INTERNAL, CUDA, system and remote failures CUDA
+ *    (they are outside cubridge, as a failing kernel is); the message
  *    carries NCCL's own ("<fn>: NCCL <error>: <last NCCL message>").
  */
 #ifndef CUBRIDGE_COMM_H_
@@ -117,6 +118,22 @@ CUBRIDGE_API cubridge_status cubridge_comm_reduce_scatter(cubridge_comm comm, in
 CUBRIDGE_API cubridge_status cubridge_comm_all_gather(cubridge_comm comm, int dtype,
                                                       const void* send, void* recv,
                                                       size_t send_count, cubridge_stream stream);
+
+/* The collectives, for cubridge_comm_check. */
+typedef enum cubridge_collective {
+  CUBRIDGE_ALL_REDUCE = 0,
+  CUBRIDGE_BROADCAST = 1,
+  CUBRIDGE_REDUCE_SCATTER = 2,
+  CUBRIDGE_ALL_GATHER = 3
+} cubridge_collective;
+
+/* Checks one collective's arguments as its own function does (the same
+ * statuses and messages, `count` and `op_or_root` as that function takes
+ * them) and launches nothing. In a group, a rank refused after the others
+ * were queued leaves them waiting for it forever: check every rank first. */
+CUBRIDGE_API cubridge_status cubridge_comm_check(int collective, cubridge_comm comm, int dtype,
+                                                 const void* send, const void* recv, size_t count,
+                                                 int op_or_root, cubridge_stream stream);
 
 /* Collectives between start and end (on this thread) are launched together:
  * needed when one thread drives several comms. Groups nest; a failed call
