@@ -483,15 +483,17 @@ CUBRIDGE_API cubridge_status cubridge_comm_destroy(cubridge_comm comm) {
   const char* fn = "cubridge_comm_destroy";
   clear_error();
   if (comm == nullptr) return CUBRIDGE_OK;
-  const NcclApi* api;
-  CUBRIDGE_TRY(ready(fn, &api));
-  ncclResult_t r;
-  {
+  const NcclApi* api = nullptr;
+  cubridge_status status = ready(fn, &api);
+  ncclResult_t r = ncclSuccess;
+  if (status == CUBRIDGE_OK) {
     DeviceScope scope;
-    CUBRIDGE_TRY(scope.enter(fn, comm->device));
-    r = api->CommDestroy(comm->comm);
+    status = scope.enter(fn, comm->device);
+    if (status == CUBRIDGE_OK) r = api->CommDestroy(comm->comm);
   }
-  delete comm;  // gone either way: NCCL frees what it can
+  // Gone either way (the front ends have forgotten it): NCCL frees what it can.
+  delete comm;
+  if (status != CUBRIDGE_OK) return status;
   return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
 }
 

@@ -114,9 +114,9 @@ TEST(Comm, CpuBackendRefusesEveryCall) {
   expect_refused(cubridge_comm_all_gather(comms[0], CUBRIDGE_FLOAT32, x, x, 4, nullptr),
                  "cubridge_comm_all_gather");
   // A check speaks for the collective it checks.
-  expect_refused(cubridge_comm_check(CUBRIDGE_ALL_REDUCE, comms[0], CUBRIDGE_FLOAT32, x, x, 4, 0,
-                                     nullptr),
-                 "cubridge_comm_all_reduce");
+  expect_refused(
+      cubridge_comm_check(CUBRIDGE_ALL_REDUCE, comms[0], CUBRIDGE_FLOAT32, x, x, 4, 0, nullptr),
+      "cubridge_comm_all_reduce");
   expect_refused(cubridge_comm_group_start(), "cubridge_comm_group_start");
   expect_refused(cubridge_comm_group_end(), "cubridge_comm_group_end");
   EXPECT_EQ(comms[0], nullptr);
@@ -186,11 +186,12 @@ TEST_F(CommGpu, CheckRefusesWhatTheCollectiveWouldAndRunsNothing) {
   std::vector<float> ones(64, 1.0f), back(64);
   ASSERT_EQ(cubridge_memcpy(d, ones.data(), 64 * sizeof(float), nullptr), CUBRIDGE_OK);
   float host[64] = {};
-  ExpectError(cubridge_comm_check(CUBRIDGE_ALL_REDUCE, comm, CUBRIDGE_FLOAT32, host, d, 64, 0,
-                                  nullptr),
-              CUBRIDGE_ERR_INVALID_ARGUMENT, "cubridge_comm_all_reduce: argument 'send' is pageable");
-  ExpectError(cubridge_comm_check(CUBRIDGE_ALL_REDUCE, comm, CUBRIDGE_FLOAT32, d, d, 64, 7, nullptr),
-              CUBRIDGE_ERR_INVALID_ARGUMENT, "op");
+  ExpectError(
+      cubridge_comm_check(CUBRIDGE_ALL_REDUCE, comm, CUBRIDGE_FLOAT32, host, d, 64, 0, nullptr),
+      CUBRIDGE_ERR_INVALID_ARGUMENT, "cubridge_comm_all_reduce: argument 'send' is pageable");
+  ExpectError(
+      cubridge_comm_check(CUBRIDGE_ALL_REDUCE, comm, CUBRIDGE_FLOAT32, d, d, 64, 7, nullptr),
+      CUBRIDGE_ERR_INVALID_ARGUMENT, "op");
   ExpectError(cubridge_comm_check(CUBRIDGE_BROADCAST, comm, CUBRIDGE_FLOAT32, d, d, 64, 1, nullptr),
               CUBRIDGE_ERR_INVALID_ARGUMENT, "root");
   // reduce_scatter: recv (the smaller) inside send, not at this rank's slice.
@@ -200,8 +201,8 @@ TEST_F(CommGpu, CheckRefusesWhatTheCollectiveWouldAndRunsNothing) {
               "arguments 'recv' and 'send' overlap but not in place (recv must be disjoint");
   ExpectError(cubridge_comm_check(9, comm, CUBRIDGE_FLOAT32, d, d, 64, 0, nullptr),
               CUBRIDGE_ERR_INVALID_ARGUMENT, "argument 'collective' = 9");
-  for (int coll : {CUBRIDGE_ALL_REDUCE, CUBRIDGE_BROADCAST, CUBRIDGE_REDUCE_SCATTER,
-                   CUBRIDGE_ALL_GATHER}) {
+  for (int coll :
+       {CUBRIDGE_ALL_REDUCE, CUBRIDGE_BROADCAST, CUBRIDGE_REDUCE_SCATTER, CUBRIDGE_ALL_GATHER}) {
     EXPECT_EQ(cubridge_comm_check(coll, comm, CUBRIDGE_FLOAT32, f, f + 32, 32, 0, nullptr),
               CUBRIDGE_OK)
         << coll << ": " << LastError();

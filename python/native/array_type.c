@@ -266,8 +266,24 @@ static PyObject* cb_array_array(cb_array* self, PyObject* args, PyObject* kwds) 
     arr = cb_array_to_numpy(self, NULL);
   }
   if (arr == NULL || dtype == Py_None) return arr;
-  PyObject* cast = PyObject_CallMethod(arr, "astype", "O", dtype);
+  /* astype(dtype, copy=False): the array itself when it has that dtype already. */
+  PyObject* astype = PyObject_GetAttrString(arr, "astype");
+  PyObject* pos = astype ? PyTuple_Pack(1, dtype) : NULL;
+  PyObject* kw = pos ? Py_BuildValue("{sO}", "copy", Py_False) : NULL;
+  PyObject* cast = kw ? PyObject_Call(astype, pos, kw) : NULL;
+  Py_XDECREF(kw);
+  Py_XDECREF(pos);
+  Py_XDECREF(astype);
+  int copied = cast != NULL && cast != arr;
   Py_DECREF(arr);
+  if (copied && copy == Py_False) {
+    Py_DECREF(cast);
+    PyErr_Format(PyExc_ValueError,
+                 "cubridge.Array of dtype %s cannot become a NumPy array of dtype %R without a "
+                 "copy (copy=False)",
+                 cb_dtype(st, self->dtype)->name, dtype);
+    return NULL;
+  }
   return cast;
 }
 

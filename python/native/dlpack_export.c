@@ -169,6 +169,10 @@ PyObject* cb_dlpack_export(cb_array* self, PyObject* args, PyObject* kwds) {
   if (stream != Py_None) {
     long long s = PyLong_AsLongLong(stream);
     if (s == -1 && PyErr_Occurred()) goto fail;
+    if (s < -1) {
+      PyErr_Format(PyExc_ValueError, "__dlpack__: stream %lld is no stream (None, -1 or >= 0)", s);
+      goto fail;
+    }
     if (s == 0 && !to_host) {
       PyErr_SetString(PyExc_ValueError, "__dlpack__: stream 0 is ambiguous and disallowed");
       goto fail;

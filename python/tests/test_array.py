@@ -89,6 +89,12 @@ def test_numpy_views_are_zero_copy_when_host_accessible(memory: str) -> None:
     d = np.from_dlpack(a)
     assert d.ctypes.data == a.ptr
     np.testing.assert_array_equal(d, [0, 5, 0, 0])
+    # NumPy 2's __array__(dtype, copy): its own dtype is still a view; another dtype is a
+    # copy, which copy=False refuses.
+    assert a.__array__(dtype=np.float32, copy=False).ctypes.data == a.ptr
+    with pytest.raises(ValueError, match="float64.*without a copy"):
+        a.__array__(dtype=np.float64, copy=False)
+    np.testing.assert_array_equal(a.__array__(dtype=np.float64), [0, 5, 0, 0])
 
 
 def test_buffer_of_bfloat16_is_refused() -> None:
@@ -117,6 +123,8 @@ def test_dlpack_capsules() -> None:
         a.__dlpack__(max_version=1)
     with pytest.raises(BufferError):
         a.__dlpack__(dl_device=(10, 0))
+    with pytest.raises(ValueError, match="stream -7 is no stream"):
+        a.__dlpack__(stream=-7)
 
 
 def test_unconsumed_capsule_releases_the_array() -> None:
@@ -153,6 +161,8 @@ def test_dlpack_copy_and_cpu_device(memory: str) -> None:
     else:
         with pytest.raises(BufferError):
             np.from_dlpack(a, device="cpu", copy=False)
+        v = np.from_dlpack(a, device="cpu")  # copy=None: a copy, as it is needed
+        np.testing.assert_array_equal(v, [2, 2, 2, 2])
 
 
 def test_array_as_out_and_input() -> None:
