@@ -214,7 +214,9 @@ func (c *Comm) arg() arg {
 // checked before anything is queued, but a collective the C library refuses
 // inside f (a foreign pointer of another device, a stream of another device)
 // leaves the ones queued before it waiting for their peer: check every
-// argument before the group when that can happen.
+// argument before the group when that can happen. NCCL queues the kernels
+// when f returns, so free the collectives' buffers after Group returns: a
+// Free inside f is queued before them.
 func Group(f func() error) error {
 	if f == nil {
 		return invalid("comm_group", "f is nil")
