@@ -48,8 +48,9 @@ CUBRIDGE_API cubridge_status cubridge_stream_begin_capture(cubridge_stream strea
 #if defined(CUBRIDGE_NO_CUDA)
   return fail(CUBRIDGE_ERR_NO_DEVICE, "%s: built without CUDA", fn);
 #else
-  // Relaxed: other threads keep their freedom (allocation, queries) while
-  // this stream records.
+  // Relaxed: other threads may still allocate and query while this stream
+  // records; work on the legacy default stream (which this blocking stream
+  // is ordered with) still ends the recording (cubridge.h).
   CUBRIDGE_CUDA(fn, cudaStreamBeginCapture(stream->stream, cudaStreamCaptureModeRelaxed));
   return CUBRIDGE_OK;
 #endif

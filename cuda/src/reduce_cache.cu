@@ -182,10 +182,10 @@ void reduce_scratch_forget(cudaStream_t stream) {
   std::lock_guard<std::mutex> lk(g_mu);
   if (!g_cache || !stream) return;
   std::vector<ReduceScratch*> gone;
-  for (const auto& kv : g_cache->keyed) {
-    if (kv.first.second == stream) gone.push_back(kv.second);
-  }
-  try {
+  try {  // extern "C" callers: nothing may escape
+    for (const auto& kv : g_cache->keyed) {
+      if (kv.first.second == stream) gone.push_back(kv.second);
+    }
     for (ReduceScratch* s : gone) {
       if (take_over(*g_cache, s)) g_cache->spare.push_back(s);
     }

@@ -105,10 +105,16 @@ StreamRegistry& registry() {
   return *r;
 }
 
-void register_stream(cudaStream_t s, int device) {
+// False when out of host memory.
+bool register_stream(cudaStream_t s, int device) {
   StreamRegistry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  r.devices[s] = device;
+  try {
+    r.devices[s] = device;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  return true;
 }
 
 void unregister_stream(cudaStream_t s) {
@@ -144,11 +150,11 @@ cubridge_status create_stream(const char* fn, int device, cubridge_stream* strea
     CUBRIDGE_TRY(check_device_index(fn, "device", device));
   }
   cubridge_stream w = new (std::nothrow) cubridge_stream_s{s, true, dev, true};
-  if (!w) {
+  if (!w || (s && !register_stream(s, dev))) {
+    delete w;
     if (s) cudaStreamDestroy(s);
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   }
-  if (s) register_stream(s, dev);
   *stream = w;
   return CUBRIDGE_OK;
 }

@@ -6,6 +6,7 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -151,9 +152,7 @@ func newBuffer[T Number](kind MemoryKind, n int, opts []AllocOption) (*Buffer[T]
 	b := &Buffer[T]{ptr: p, n: n, kind: kind, device: device, stream: cfg.stream}
 	b.res.init()
 	if p != nil {
-		b.cleanup = runtime.AddCleanup(b, func(a freeArgs) {
-			C.cubridge_free(C.int(a.kind), a.ptr)
-		}, freeArgs{kind, p})
+		b.cleanup = runtime.AddCleanup(b, func(a freeArgs) { freeOrDefer(a, nil, false) }, freeArgs{kind, p})
 	}
 	return b, nil
 }
@@ -200,21 +199,72 @@ func (b *Buffer[T]) Free() error {
 	// on the device's default stream. The stream is older than b, so locking
 	// it first keeps the package's lock order (increasing resource id).
 	var sh C.cubridge_stream
+	recording := false
 	if s := b.stream; s != nil {
 		s.res.mu.RLock()
 		defer s.res.mu.RUnlock()
 		if !s.res.closed {
 			sh = s.h
+			recording = s.recording.Load() != nil
 		}
 	}
 	return b.res.close("free", "buffer", &b.cleanup, func() error {
-		p := b.ptr
+		a := freeArgs{b.kind, b.ptr}
 		b.ptr, b.n = nil, 0
-		if b.kind != DeviceMemory {
-			return check("free", func() C.cubridge_status { return C.cubridge_free(C.int(b.kind), p) })
-		}
-		return check("free", func() C.cubridge_status { return C.cubridge_free_async(C.int(b.kind), p, sh) })
+		return freeOrDefer(a, sh, recording)
 	})
+}
+
+// captures counts the Streams recording a Graph (Capture). While one records,
+// a free on the default stream would end the recording with an error (the
+// package's streams are ordered with the default stream), as would one on the
+// recording stream itself: such frees wait for the last recording to end.
+var captures struct {
+	sync.Mutex
+	active   int
+	deferred []freeArgs
+}
+
+// freeOrDefer frees a's memory on sh (nil: the default stream; memory other
+// than device memory at once), or keeps it for the end of the recordings under
+// way when that free would end one (sh nil, or recording).
+func freeOrDefer(a freeArgs, sh C.cubridge_stream, recording bool) error {
+	if sh == nil || a.kind != DeviceMemory || recording {
+		captures.Lock()
+		if captures.active > 0 {
+			captures.deferred = append(captures.deferred, a)
+			captures.Unlock()
+			return nil
+		}
+		captures.Unlock()
+	}
+	return check("free", func() C.cubridge_status {
+		if a.kind != DeviceMemory || sh == nil {
+			return C.cubridge_free(C.int(a.kind), a.ptr)
+		}
+		return C.cubridge_free_async(C.int(a.kind), a.ptr, sh)
+	})
+}
+
+// captureBegins and captureEnds bracket a recording; the last to end frees
+// what was kept meanwhile.
+func captureBegins() {
+	captures.Lock()
+	captures.active++
+	captures.Unlock()
+}
+
+func captureEnds() {
+	captures.Lock()
+	captures.active--
+	var kept []freeArgs
+	if captures.active == 0 {
+		kept, captures.deferred = captures.deferred, nil
+	}
+	captures.Unlock()
+	for _, a := range kept {
+		_ = freeOrDefer(a, nil, false) // errors have no caller to go to, as in a GC cleanup
+	}
 }
 
 func (b *Buffer[T]) arg(name string) arg {

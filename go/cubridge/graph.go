@@ -57,6 +57,8 @@ func (s *Stream) Capture(record func() error) (*Graph, error) {
 	}
 	rec := &recording{used: map[*resource]string{}}
 	s.recording.Store(rec)
+	captureBegins()
+	defer captureEnds() // after endCapture: frees kept meanwhile go to the default stream
 	ended := false
 	defer func() {
 		if !ended { // record panicked: end the capture, drop the graph, let the panic go on

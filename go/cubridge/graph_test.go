@@ -229,3 +229,43 @@ func TestGraphRefusesARecordingWhoseBufferWasFreed(t *testing.T) {
 	b := newDeviceFrom(t, []float32{1, 2})
 	require.NoError(t, cubridge.AddBuffer(b, b, b, s), "the stream runs normally again")
 }
+
+// TestGraphCaptureSurvivesFreesOnTheDefaultStream: a buffer freed or collected
+// while a stream records would be freed on the default stream (or on the
+// recording stream), which ends the recording with an error; its memory waits
+// for the recording's end instead.
+func TestGraphCaptureSurvivesFreesOnTheDefaultStream(t *testing.T) {
+	s := graphStream(t)
+	a := newDeviceFrom(t, []float32{1, 2})
+	big, err := cubridge.NewDevice[float32](16 << 20) // 64 MiB: beyond the block cache
+	require.NoError(t, err)
+	onS, err := cubridge.NewDevice[float32](1024, cubridge.OnStream(s))
+	require.NoError(t, err)
+	func() { _, _ = cubridge.NewDevice[float32](16 << 20) }() // for the collector
+	before, err := cubridge.ReadMemoryStats(0)
+	require.NoError(t, err)
+	g, err := s.Capture(func() error {
+		if err := cubridge.AddBuffer(a, a, a, s); err != nil {
+			return err
+		}
+		if err := big.Free(); err != nil {
+			return err
+		}
+		if err := onS.Free(); err != nil {
+			return err
+		}
+		runtime.GC()
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		return nil
+	})
+	require.NoError(t, err, "the frees did not end the recording")
+	defer g.Close()
+	after, err := cubridge.ReadMemoryStats(0)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, after.InUseBytes+64<<20+4096, before.InUseBytes, "freed once the recording ended")
+	require.NoError(t, g.Launch(s))
+	sum, err := cubridge.SumBuffer(a, s)
+	require.NoError(t, err)
+	assert.Equal(t, 6.0, sum, "one replay of a += a")
+}

@@ -326,7 +326,39 @@ static int cb_array_event_covers_all(const cb_array* self) {
          !self->exported;
 }
 
+/* While a cubridge.Stream records, a free would be queued into the recording
+ * (which CUDA refuses) or on the default stream (which ends the recording):
+ * the memory waits, in a copy of the Array's fields, for the recording's end
+ * (cb_array_free_deferred). 0 when it cannot wait (no recording, no memory). */
+static int cb_array_defer_free(cb_state* st, cb_array* self) {
+  if (st == NULL || st->recording == NULL || self->ptr == NULL) return 0;
+  if (st->deferred_count == st->deferred_cap) {
+    int cap = st->deferred_cap ? 2 * st->deferred_cap : 16;
+    cb_array** grown = PyMem_Realloc(st->deferred, sizeof(cb_array*) * (size_t)cap);
+    if (grown == NULL) return 0;
+    st->deferred = grown;
+    st->deferred_cap = cap;
+  }
+  cb_array* copy = PyMem_Malloc(sizeof *copy);
+  if (copy == NULL) return 0;
+  *copy = *self;
+  copy->shape = copy->strides = NULL; /* the Array's own, freed with it */
+  st->deferred[st->deferred_count++] = copy;
+  self->ptr = NULL;
+  self->event = NULL;
+  return 1;
+}
+
+void cb_array_free_deferred(cb_state* st) {
+  for (int i = 0; i < st->deferred_count; i++) {
+    cb_array_free_memory(st, st->deferred[i]);
+    PyMem_Free(st->deferred[i]);
+  }
+  st->deferred_count = 0;
+}
+
 void cb_array_free_memory(cb_state* st, cb_array* self) {
+  if (cb_array_defer_free(st, self)) return;
   if (self->ptr != NULL && !cb_array_free_on_own_stream(self)) {
     /* Parked behind the event when it covers every use. Else the block goes
      * back to the pool on the default stream of its device (whichever device

@@ -42,8 +42,12 @@ cb_array* cb_array_new(cb_state* st, int ndim, const int64_t* shape, int dtype, 
 /* A new Array of `kind` holding a copy of `self` (on the default stream). */
 cb_array* cb_array_copy(cb_state* st, cb_array* self, int kind);
 /* Gives the memory back to the pool once its uses are done, or parks it
- * behind its event (the type's dealloc; `st` may be NULL at the end). */
+ * behind its event, or while a recording runs keeps it for its end (the
+ * type's dealloc; `st` may be NULL at the end). */
 void cb_array_free_memory(cb_state* st, cb_array* self);
+/* Frees the memory of the Arrays collected while a cubridge.Stream recorded
+ * (the recording has ended). */
+void cb_array_free_deferred(cb_state* st);
 /* 'device' | 'managed' | 'pinned' -> CUBRIDGE_MEMORY_*; -1 with ValueError. */
 int cb_parse_memory(const cb_state* st, PyObject* obj);
 /* A device argument: None (-1: the current device) or an index >= 0 that the

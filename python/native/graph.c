@@ -170,6 +170,7 @@ static PyObject* cb_stream_end_capture(PyObject* m, PyObject* capsule) {
   st->recording_stream = 0;
   cubridge_graph g = NULL;
   cubridge_status status = cubridge_stream_end_capture(s, &g);
+  cb_array_free_deferred(st);
   if (status != CUBRIDGE_OK) {
     Py_DECREF(used);
     return cb_fail(m, status);

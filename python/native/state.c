@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "array.h"
 #include "dlpack.h"
 #include "parked.h"
 
@@ -182,6 +183,11 @@ void cb_state_clear(cb_state* st) {
   st->torch_ready = 0;
   st->cupy_ready = 0;
   st->numpy_new = 0;
+  st->recording_stream = 0; /* its list is gone (above): nothing records now */
+  cb_array_free_deferred(st);
+  PyMem_Free(st->deferred);
+  st->deferred = NULL;
+  st->deferred_cap = 0;
   cb_park_release(st, -1);
   if (st->order_event != NULL) {
     (void)cubridge_event_destroy(st->order_event);

@@ -116,6 +116,10 @@ typedef struct cb_state {
    * list, kept alive by the Graph) and the stream's handle; NULL otherwise. */
   PyObject* recording;
   uintptr_t recording_stream;
+  /* array.c: Arrays' memory freed while a cubridge.Stream records, freed when
+   * the recording ends (copies of the Arrays' fields). */
+  struct cb_array** deferred;
+  int deferred_count, deferred_cap;
   cb_parked parked[CB_PARKED_MAX]; /* parked.c, oldest first */
   int parked_count;
 } cb_state;

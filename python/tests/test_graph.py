@@ -138,6 +138,28 @@ def test_graph_keeps_its_arrays_alive() -> None:
 
 
 @needs_cuda
+def test_arrays_freed_while_recording_are_freed_when_it_ends() -> None:
+    # Freed at once, their memory would go on the default stream (a block beyond the
+    # cache) or into the recording (one last used on its stream): either ends the
+    # recording with an error. It waits for the recording's end instead.
+    s = cubridge.Stream()
+    a = cubridge.full(1000, 1.0)
+    big = cubridge.zeros(16 << 20, "float32")  # 64 MiB
+    on_s = cubridge.add(a, a, stream=s)
+    s.synchronize()
+    in_use = cubridge.memory_stats()["in_use_bytes"]
+    with s.capture() as g:
+        cubridge.add(a, a, out=a, stream=s)
+        del big, on_s
+        gc.collect()
+        assert cubridge.memory_stats()["in_use_bytes"] == in_use, "not freed during the recording"
+    assert cubridge.memory_stats()["in_use_bytes"] == in_use - (64 << 20) - 4000
+    g.launch(stream=s)
+    s.synchronize()
+    assert a.to_numpy()[[0, -1]].tolist() == [2.0, 2.0]
+
+
+@needs_cuda
 def test_recording_refuses_a_new_result() -> None:
     s = cubridge.Stream()
     a = cubridge.full(10, 1.0)

@@ -280,7 +280,8 @@ CUBRIDGE_API cubridge_status cubridge_stream_lookup(uintptr_t handle, cubridge_s
 CUBRIDGE_API cubridge_status cubridge_stream_is_ours(cubridge_stream stream, int* ours);
 /* `stream` waits (on the device, no host sync) until `event`'s recorded work
  * is done. An event never recorded is complete (no wait), as in CUDA. No-op
- * on the CPU backend. */
+ * on the CPU backend. On a stream that records a graph, `event` must have
+ * been recorded in that recording: CUDA refuses others and ends it. */
 CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
                                                         cubridge_event event);
 
@@ -290,7 +291,11 @@ CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
  * to the host (reductions, host-array paths, synchronize) cannot be recorded:
  * they are refused, or end_capture fails and the stream runs normally again. Each launch
  * replays the recorded ops with the pointers and sizes they were given, on
- * the recording's device. CUDA backend only (else CUBRIDGE_ERR_NO_DEVICE). */
+ * the recording's device. CUDA backend only (else CUBRIDGE_ERR_NO_DEVICE).
+ * Created streams are ordered with the legacy default stream, so while one
+ * records, work on the default stream from any thread (an op, a copy, a free
+ * there, cubridge_empty_cache) ends the recording with an error: the Python
+ * and Go packages hold their own frees back until the recording ends. */
 typedef struct cubridge_graph_s* cubridge_graph;
 CUBRIDGE_API cubridge_status cubridge_stream_begin_capture(cubridge_stream stream);
 CUBRIDGE_API cubridge_status cubridge_stream_end_capture(cubridge_stream stream,
