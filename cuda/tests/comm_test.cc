@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -183,7 +184,9 @@ TEST_F(CommGpu, CheckRefusesWhatTheCollectiveWouldAndRunsNothing) {
   void* d = nullptr;
   ASSERT_EQ(cubridge_malloc(CUBRIDGE_MEMORY_DEVICE, 64 * sizeof(float), &d), CUBRIDGE_OK);
   float* f = static_cast<float*>(d);
+  // Ones, then zeros: a collective from f to f + 32 would write ones over the zeros.
   std::vector<float> ones(64, 1.0f), back(64);
+  std::fill(ones.begin() + 32, ones.end(), 0.0f);
   ASSERT_EQ(cubridge_memcpy(d, ones.data(), 64 * sizeof(float), nullptr), CUBRIDGE_OK);
   float host[64] = {};
   ExpectError(

@@ -220,9 +220,9 @@ func (b *Buffer[T]) Free() error {
 // package's streams are ordered with the default stream), as would one on the
 // recording stream itself: such frees wait for the last recording to end.
 var captures struct {
-	sync.Mutex
-	active   int
-	deferred []freeArgs
+	sync.Mutex // held across such a free: a recording begins after it
+	active     int
+	deferred   []freeArgs
 }
 
 // freeOrDefer frees a's memory on sh (nil: the default stream; memory other
@@ -231,12 +231,11 @@ var captures struct {
 func freeOrDefer(a freeArgs, sh C.cubridge_stream, recording bool) error {
 	if sh == nil || a.kind != DeviceMemory || recording {
 		captures.Lock()
+		defer captures.Unlock()
 		if captures.active > 0 {
 			captures.deferred = append(captures.deferred, a)
-			captures.Unlock()
 			return nil
 		}
-		captures.Unlock()
 	}
 	return check("free", func() C.cubridge_status {
 		if a.kind != DeviceMemory || sh == nil {

@@ -50,14 +50,18 @@ func (s *Stream) Capture(record func() error) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = check("stream_begin_capture", func() C.cubridge_status { return C.cubridge_stream_begin_capture(sh) })
-	h.release()
-	if err != nil {
-		return nil, err
-	}
+	// Noted before the recording begins: a call on s or a free that races with
+	// the begin is then kept or held back, not missed.
 	rec := &recording{used: map[*resource]string{}}
 	s.recording.Store(rec)
 	captureBegins()
+	err = check("stream_begin_capture", func() C.cubridge_status { return C.cubridge_stream_begin_capture(sh) })
+	h.release()
+	if err != nil {
+		s.recording.Store(nil)
+		captureEnds()
+		return nil, err
+	}
 	defer captureEnds() // after endCapture: frees kept meanwhile go to the default stream
 	ended := false
 	defer func() {
@@ -151,10 +155,16 @@ func (r *recording) add(args []arg) {
 // keep counts one more open Graph on every recorded resource; when one was
 // freed or closed before the recording ended, it counts none and fails.
 func (r *recording) keep() ([]*resource, error) {
+	// A copy: begin takes r.mu while it holds resource locks, so r.mu is not
+	// held while taking one here.
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	kept := make([]*resource, 0, len(r.used))
+	used := make(map[*resource]string, len(r.used))
 	for res, kind := range r.used {
+		used[res] = kind
+	}
+	r.mu.Unlock()
+	kept := make([]*resource, 0, len(used))
+	for res, kind := range used {
 		res.mu.RLock()
 		closed := res.closed
 		if !closed {

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import threading
 from typing import Any, Sequence
 
 from . import _native
@@ -81,6 +82,7 @@ class Comm:
 
     def __init__(self, devices: Sequence[int] | None = None) -> None:
         self._comms: list[Any] = []
+        self._lock = threading.Lock()  # one collective (all its ranks) or close at a time
         _find_nccl()
         if devices is None:
             devices = list(range(max(_native.device_count(), 1)))
@@ -108,6 +110,7 @@ class Comm:
         _find_nccl()
         self = cls.__new__(cls)
         self._comms = []
+        self._lock = threading.Lock()
         comm = _native._comm_init_rank(bytes(unique_id), size, rank, -1 if device is None else int(device))
         self._comms = [comm]
         r, n, d = _native._comm_info(comm)
@@ -158,8 +161,10 @@ class Comm:
         return not self._comms
 
     def close(self) -> None:
-        """Frees the communicator (every process closes its own). Idempotent."""
-        comms, self._comms = self._comms, []
+        """Frees the communicator (every process closes its own), after a collective
+        another thread is running on it. Idempotent."""
+        with self._lock:
+            comms, self._comms = self._comms, []
         errors = []
         for c in comms:
             try:
@@ -192,6 +197,12 @@ class Comm:
         return [arrays]
 
     def _run(self, kind: int, send: Any, recv: Any, extra: int, stream: Any) -> Any:
+        # Held from the first rank's check to the last rank's mark: a close() or another
+        # thread's collective in between would land inside this one's NCCL group.
+        with self._lock:
+            return self._run_locked(kind, send, recv, extra, stream)
+
+    def _run_locked(self, kind: int, send: Any, recv: Any, extra: int, stream: Any) -> Any:
         sends = self._per_rank("send", send, allow_none=kind == _BROADCAST)
         recvs = sends if recv is None else self._per_rank("recv", recv)
         if kind == _BROADCAST:

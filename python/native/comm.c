@@ -12,8 +12,14 @@
 #include "errors.h"
 #include "handle_box.h"
 
+/* Without the GIL: NCCL's destroy waits for the comm's collectives, whose
+ * peers may be other Python threads. */
 static cubridge_status cb_destroy_comm(void* comm) {
-  return cubridge_comm_destroy((cubridge_comm)comm);
+  cubridge_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = cubridge_comm_destroy((cubridge_comm)comm);
+  Py_END_ALLOW_THREADS;
+  return status;
 }
 
 static const cb_box_kind cb_comm_kind = {"cubridge.comm", "comm", "communicator", cb_destroy_comm};

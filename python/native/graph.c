@@ -111,10 +111,7 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   return cb_none_or_raise(st, status);
 }
 
-static PyObject* cb_stream_begin_capture(PyObject* m, PyObject* capsule) {
-  cb_state* st = cb_state_of_module(m);
-  cubridge_stream s = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
-  if (s == NULL) return NULL;
+static PyObject* cb_stream_begin_capture_on(PyObject* m, cb_state* st, cubridge_stream s) {
   if (st->recording != NULL) {
     PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
                     "another cubridge.Stream is recording a graph (one recording at a time)");
@@ -133,6 +130,16 @@ static PyObject* cb_stream_begin_capture(PyObject* m, PyObject* capsule) {
   }
   st->recording_stream = handle;
   Py_RETURN_NONE;
+}
+
+static PyObject* cb_stream_begin_capture(PyObject* m, PyObject* capsule) {
+  cb_state* st = cb_state_of_module(m);
+  /* Not while a close() waits for the stream's work (it would end the capture). */
+  cubridge_stream s = (cubridge_stream)cb_box_use(capsule, &cb_stream_kind);
+  if (s == NULL) return NULL;
+  PyObject* r = cb_stream_begin_capture_on(m, st, s);
+  cb_box_done(capsule);
+  return r;
 }
 
 /* The objects of `list` once each, in order (a recording uses an array once
