@@ -365,9 +365,10 @@ def test_a_group_records_its_uses_after_the_kernels(comm):
 
 
 def test_close_while_another_thread_runs_collectives():
-    # close() from another thread waits for no call and frees nothing under one: the
-    # communicator is destroyed when the collective in flight returns, and the next
-    # call of the looping thread is refused by name.
+    # close() from another thread frees nothing under a collective in flight: it waits
+    # for it, and the looping thread's next call is refused by name. (Before, the
+    # communicator could be destroyed under the running NCCL call: a crash, not an
+    # assertion, is what this catches then.)
     import threading
 
     c = cubridge.Comm([0])
@@ -398,7 +399,8 @@ def test_close_while_another_thread_runs_collectives():
 
 def test_two_threads_on_one_comm_take_turns():
     # NCCL takes one call on a communicator at a time: the second thread's calls wait
-    # for the first's instead of running inside them.
+    # for the first's instead of running inside them. (With one rank, interleaved calls
+    # still give right values: a crash or a hang is what this catches.)
     import threading
 
     with cubridge.Comm([0]) as c:
