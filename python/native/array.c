@@ -21,12 +21,9 @@ int cb_array_host_accessible(cb_state* st, const cb_array* self) {
  * after all work queued there so far, and after every use it covered before
  * (a use on another stream is chained: this stream waits for it first). */
 static int cb_array_mark(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream) {
-  if (cb_array_flush(st, self) < 0) return -1; /* uses on a stream of ours come first */
+  if (cb_array_after_uses(st, self, handle, stream) < 0) return -1;
   cubridge_status status = CUBRIDGE_OK;
   if (self->event == NULL) status = cubridge_event_create(&self->event);
-  if (status == CUBRIDGE_OK && self->event_live &&
-      cb_norm_stream(self->event_stream) != cb_norm_stream(handle))
-    status = cubridge_stream_wait_event(stream, self->event);
   if (status == CUBRIDGE_OK) status = cubridge_event_record(self->event, stream);
   if (status != CUBRIDGE_OK) {
     cb_raise_status(st, status);
@@ -57,20 +54,25 @@ int cb_array_flush(cb_state* st, cb_array* self) {
   return -1;
 }
 
+int cb_array_after_uses(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream) {
+  if (!cb_on_cuda(st)) return 0;
+  if (handle != 0 && self->lazy_stream == handle) return 0; /* ordered when it was used */
+  if (cb_array_flush(st, self) < 0) return -1;
+  if (!self->event_live || cb_norm_stream(self->event_stream) == cb_norm_stream(handle)) return 0;
+  cubridge_status status = cubridge_stream_wait_event(stream, self->event);
+  if (status != CUBRIDGE_OK) {
+    cb_raise_status(st, status);
+    return -1;
+  }
+  return 0;
+}
+
 /* A use on a stream of this library's: the event is left as it is (recorded
  * there later, if ever needed) once this stream is ordered after the uses the
  * event covers. -1 with an error. */
 static int cb_array_use_lazily(cb_state* st, cb_array* self, uintptr_t handle,
                                cubridge_stream stream) {
-  if (self->lazy_stream == handle) return 0;
-  if (cb_array_flush(st, self) < 0) return -1;
-  if (self->event_live && cb_norm_stream(self->event_stream) != cb_norm_stream(handle)) {
-    cubridge_status status = cubridge_stream_wait_event(stream, self->event);
-    if (status != CUBRIDGE_OK) {
-      cb_raise_status(st, status);
-      return -1;
-    }
-  }
+  if (cb_array_after_uses(st, self, handle, stream) < 0) return -1;
   self->lazy_stream = handle;
   return 0;
 }
@@ -105,19 +107,6 @@ void cb_array_used(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stre
     self->pending = 1;
     self->write_stream = handle;
   }
-}
-
-int cb_array_order_write(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream) {
-  if (!cb_on_cuda(st)) return 0;
-  if (handle != 0 && self->lazy_stream == handle) return 0; /* ordered when it was used */
-  if (cb_array_flush(st, self) < 0) return -1;
-  if (!self->event_live || cb_norm_stream(self->event_stream) == cb_norm_stream(handle)) return 0;
-  cubridge_status status = cubridge_stream_wait_event(stream, self->event);
-  if (status != CUBRIDGE_OK) {
-    cb_raise_status(st, status);
-    return -1;
-  }
-  return 0;
 }
 
 int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consumer) {

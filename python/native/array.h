@@ -60,11 +60,11 @@ int cb_array_host_accessible(cb_state* st, const cb_array* self);
  * (that stream waits for an event; the host does not; CB_STREAM_UNORDERED:
  * nothing). */
 int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consumer);
-/* Before a write of the Array on `stream` (handle `handle`): that stream waits
- * for every earlier use on other streams, reads included, which the write
- * must not overtake (settle orders only after the last write). -1 with an
- * error. */
-int cb_array_order_write(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream);
+/* `stream` (handle `handle`) waits for every earlier use of the Array on other
+ * streams, reads included: before a write there, which must not overtake
+ * them (settle orders only after the last write), and for a use on a stream
+ * of this library's (cb_array_used). -1 with an error. */
+int cb_array_after_uses(cb_state* st, cb_array* self, uintptr_t handle, cubridge_stream stream);
 /* Makes the event cover the uses on a stream of this library's that were
  * not recorded yet (a no-op when that stream was closed: closing waits for
  * its work). -1 with an error. */

@@ -79,7 +79,7 @@ cb_view* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int writable) 
     return NULL;
   }
   if (writable && v->array != NULL && !c->capturing &&
-      cb_array_order_write(c->st, (cb_array*)v->array, c->stream_handle, c->stream) < 0)
+      cb_array_after_uses(c->st, (cb_array*)v->array, c->stream_handle, c->stream) < 0)
     return NULL;
   if (c->recording != NULL && PyList_Append(c->recording, obj) < 0) return NULL;
   return v;

@@ -160,6 +160,21 @@ enum {
   CB_COMM_MARK = 3   /* after that end: record the arrays' uses, now that the kernel is queued */
 };
 
+/* Runs one collective (GIL released by the caller). */
+static cubridge_status cb_comm_launch(int kind, cubridge_comm comm, int dtype, const void* ps,
+                                      void* pr, size_t count, int extra, cubridge_stream stream) {
+  switch (kind) {
+    case CUBRIDGE_ALL_REDUCE:
+      return cubridge_comm_all_reduce(comm, dtype, ps, pr, count, extra, stream);
+    case CUBRIDGE_BROADCAST:
+      return cubridge_comm_broadcast(comm, dtype, ps, pr, count, extra, stream);
+    case CUBRIDGE_REDUCE_SCATTER:
+      return cubridge_comm_reduce_scatter(comm, dtype, ps, pr, count, extra, stream);
+    default:
+      return cubridge_comm_all_gather(comm, dtype, ps, pr, count, stream);
+  }
+}
+
 /* One rank's part of a collective on `comm`, used by this call alone. */
 static PyObject* cb_comm_collective_on(cb_state* st, cubridge_comm comm, int kind,
                                        PyObject* send_obj, PyObject* recv_obj, int extra,
@@ -204,33 +219,18 @@ static PyObject* cb_comm_collective_on(cb_state* st, cubridge_comm comm, int kin
   const void* ps = send ? send->data : NULL;
   void* pr = recv->data;
   cubridge_stream stream = c.stream;
+  if (mode == CB_COMM_MARK) return cb_call_end(&c, CUBRIDGE_OK, recv, Py_NewRef(Py_None));
   if (mode == CB_COMM_CHECK) {
     status = cubridge_comm_check(kind, comm, dtype, ps, pr, count, extra, stream);
-    cb_call_fail(&c);
-    return status == CUBRIDGE_OK ? Py_NewRef(Py_None) : cb_raise_status(st, status);
+  } else {
+    Py_BEGIN_ALLOW_THREADS;
+    status = cb_comm_launch(kind, comm, dtype, ps, pr, count, extra, stream);
+    Py_END_ALLOW_THREADS;
   }
-  if (mode == CB_COMM_MARK) return cb_call_end(&c, CUBRIDGE_OK, recv, Py_NewRef(Py_None));
-  Py_BEGIN_ALLOW_THREADS;
-  switch (kind) {
-    case CUBRIDGE_ALL_REDUCE:
-      status = cubridge_comm_all_reduce(comm, dtype, ps, pr, count, extra, stream);
-      break;
-    case CUBRIDGE_BROADCAST:
-      status = cubridge_comm_broadcast(comm, dtype, ps, pr, count, extra, stream);
-      break;
-    case CUBRIDGE_REDUCE_SCATTER:
-      status = cubridge_comm_reduce_scatter(comm, dtype, ps, pr, count, extra, stream);
-      break;
-    default:
-      status = cubridge_comm_all_gather(comm, dtype, ps, pr, count, stream);
-      break;
-  }
-  Py_END_ALLOW_THREADS;
-  if (mode == CB_COMM_QUEUE) { /* the uses are recorded by CB_COMM_MARK */
-    cb_call_fail(&c);
-    return status == CUBRIDGE_OK ? Py_NewRef(Py_None) : cb_raise_status(st, status);
-  }
-  return cb_call_end(&c, status, recv, Py_NewRef(Py_None));
+  if (mode == CB_COMM_RUN) return cb_call_end(&c, status, recv, Py_NewRef(Py_None));
+  /* CHECK ran nothing; QUEUE's uses are recorded by CB_COMM_MARK. */
+  cb_call_fail(&c);
+  return status == CUBRIDGE_OK ? Py_NewRef(Py_None) : cb_raise_status(st, status);
 }
 
 /* _comm_collective(kind, comm, send, recv, op_or_root, stream, mode): one

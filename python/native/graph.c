@@ -215,7 +215,7 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
     PyObject* obj = PyList_GetItem(used, i);
     /* A launch may write every Array it keeps: after their earlier uses too. */
     if (cb_is_array(st, obj) && (cb_array_settle(st, (cb_array*)obj, 0, handle) < 0 ||
-                                 cb_array_order_write(st, (cb_array*)obj, handle, s) < 0)) {
+                                 cb_array_after_uses(st, (cb_array*)obj, handle, s) < 0)) {
       cb_stream_release(s);
       return NULL;
     }

@@ -58,24 +58,17 @@ void* cb_box_live(PyObject* obj, const cb_box_kind* kind) {
 }
 
 void* cb_box_use(PyObject* obj, const cb_box_kind* kind) {
-  cb_box* box = cb_box_of(obj, kind);
-  if (box == NULL) return NULL;
-  if (box->handle == NULL) {
-    PyErr_Format(PyExc_ValueError, "the %s is closed", kind->what);
-    return NULL;
-  }
+  if (cb_box_live(obj, kind) == NULL) return NULL;
+  cb_box* box = (cb_box*)PyCapsule_GetPointer(obj, kind->capsule);
   box->users++;
   if (!PyThread_acquire_lock(box->lock, NOWAIT_LOCK)) {
     Py_BEGIN_ALLOW_THREADS;
     PyThread_acquire_lock(box->lock, WAIT_LOCK);
     Py_END_ALLOW_THREADS;
   }
-  if (box->handle == NULL) { /* closed while this call waited */
-    cb_box_done(obj);
-    PyErr_Format(PyExc_ValueError, "the %s is closed", kind->what);
-    return NULL;
-  }
-  return box->handle;
+  void* handle = cb_box_live(obj, kind); /* closed while this call waited? */
+  if (handle == NULL) cb_box_done(obj);
+  return handle;
 }
 
 void cb_box_done(PyObject* obj) {
