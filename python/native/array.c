@@ -136,7 +136,7 @@ int cb_array_settle(cb_state* st, cb_array* self, int for_host, uintptr_t consum
     cubridge_stream s;
     if (cb_stream_from_handle(st, consumer, home, &s) < 0) return -1;
     status = cubridge_stream_wait_event(s, event);
-    cb_stream_release(s);
+    return cb_stream_release_after(st, s, status);
   }
   if (status != CUBRIDGE_OK) {
     cb_raise_status(st, status);

@@ -169,8 +169,7 @@ static PyObject* get_cai(cb_array* s, void* c) {
     cubridge_stream home; /* the default stream of the Array's device */
     if (cb_stream_from_handle(st, 0, cb_home_device(s->kind, s->device), &home) < 0) return NULL;
     cubridge_status status = cubridge_stream_wait_event(home, s->event);
-    cb_stream_release(home);
-    if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
+    if (cb_stream_release_after(st, home, status) < 0) return NULL;
   }
   PyObject* one = NULL;
   if (s->pending) stream = one = PyLong_FromLong(1);

@@ -168,9 +168,11 @@ PyObject* cb_call_end(cb_call* c, cubridge_status status, cb_view* written, PyOb
     }
     cb_call_hand_back(c);
   }
+  /* The message first: releasing the call's stream is a cubridge call, and the
+   * library's message lasts only until the next one. */
+  if (status != CUBRIDGE_OK) cb_raise_status(c->st, status);
   cb_call_release(c);
   if (status != CUBRIDGE_OK) {
-    cb_raise_status(c->st, status);
     Py_CLEAR(c->result);
     Py_XDECREF(value);
     return NULL;

@@ -228,9 +228,11 @@ static PyObject* cb_comm_collective_on(cb_state* st, cubridge_comm comm, int kin
     Py_END_ALLOW_THREADS;
   }
   if (mode == CB_COMM_RUN) return cb_call_end(&c, status, recv, Py_NewRef(Py_None));
-  /* CHECK ran nothing; QUEUE's uses are recorded by CB_COMM_MARK. */
+  /* CHECK ran nothing; QUEUE's uses are recorded by CB_COMM_MARK. The message
+   * is read before the release, a cubridge call that clears it. */
+  PyObject* r = status == CUBRIDGE_OK ? Py_NewRef(Py_None) : cb_raise_status(st, status);
   cb_call_fail(&c);
-  return status == CUBRIDGE_OK ? Py_NewRef(Py_None) : cb_raise_status(st, status);
+  return r;
 }
 
 /* _comm_collective(kind, comm, send, recv, op_or_root, stream, mode): one

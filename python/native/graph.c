@@ -237,8 +237,8 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
       if (cb_is_array(st, obj)) cb_array_used(st, (cb_array*)obj, handle, s, 1);
     }
   }
-  cb_stream_release(s);
-  return cb_none_or_raise(st, status);
+  if (cb_stream_release_after(st, s, status) < 0) return NULL;
+  Py_RETURN_NONE;
 }
 
 static PyObject* cb_graph_close(PyObject* m, PyObject* capsule) {

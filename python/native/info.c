@@ -81,7 +81,8 @@ static PyObject* cb_mod_synchronize(PyObject* m, PyObject* args) {
     Py_BEGIN_ALLOW_THREADS;
     status = cubridge_stream_synchronize(s);
     Py_END_ALLOW_THREADS;
-    cb_stream_release(s);
+    if (cb_stream_release_after(st, s, status) < 0) return NULL;
+    Py_RETURN_NONE;
   }
   return cb_none_or_raise(st, status);
 }

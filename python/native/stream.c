@@ -81,6 +81,12 @@ void cb_stream_release(cubridge_stream stream) {
   if (stream != NULL) cubridge_stream_destroy(stream); /* frees the wrapper only */
 }
 
+int cb_stream_release_after(cb_state* st, cubridge_stream stream, cubridge_status status) {
+  if (status != CUBRIDGE_OK) cb_raise_status(st, status);
+  cb_stream_release(stream);
+  return status == CUBRIDGE_OK ? 0 : -1;
+}
+
 /* cb_stream_order; may_capture 0: the caller knows the producer is not
  * recording (the op's own stream, after the op), and the query is skipped. */
 static int cb_stream_order_checked(cb_state* st, uintptr_t producer, uintptr_t consumer, int device,
@@ -105,16 +111,14 @@ static int cb_stream_order_checked(cb_state* st, uintptr_t producer, uintptr_t c
     status = cubridge_stream_is_capturing(p, &capturing);
   if (status == CUBRIDGE_OK && !capturing) status = cubridge_event_record(st->order_event, p);
   if (status == CUBRIDGE_OK && !capturing) status = cubridge_stream_wait_event(c, st->order_event);
+  if (status != CUBRIDGE_OK) cb_raise_status(st, status); /* the releases clear the message */
   cb_stream_release(p);
   cb_stream_release(c);
+  if (status != CUBRIDGE_OK) return -1;
   if (capturing) {
     PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
                     "the stream that wrote an argument is recording a graph: pass it as stream= "
                     "(with out=) to record the op into that graph");
-    return -1;
-  }
-  if (status != CUBRIDGE_OK) {
-    cb_raise_status(st, status);
     return -1;
   }
   return 0;

@@ -15,6 +15,10 @@ int cb_stream_handle(cb_state* st, PyObject* obj, uintptr_t* handle);
  * same stream: for device -1, and on a machine with one device. */
 int cb_stream_from_handle(cb_state* st, uintptr_t handle, int device, cubridge_stream* stream);
 void cb_stream_release(cubridge_stream stream);
+/* Releases `stream` after the call on it that returned `status`: raises that
+ * call's error first, since the release is a cubridge call and the library's
+ * message lasts only until the next one. 0, or -1 with the error set. */
+int cb_stream_release_after(cb_state* st, cubridge_stream stream, cubridge_status status);
 /* The device whose default stream (handle 0) an op without a stream runs on,
  * for `memory` (cubridge_memory) on `device`: that device for device memory;
  * for managed and pinned memory, which the library runs where the caller is,

@@ -84,6 +84,17 @@ def test_mixed_devices_refused_then_healthy():
 
 
 @two
+def test_errors_on_cuda1_keep_their_message():
+    # Device 1's default stream is a wrapper released after the op: the library's
+    # message must be read before that release (it came out as 'INVALID_ARGUMENT').
+    torch.cuda.set_device(0)
+    x = torch.ones(8, device="cuda:1")
+    with pytest.raises(cubridge.InvalidArgumentError, match="'out' and 'a' partially overlap"):
+        cubridge.add(x[:5], x[:5], out=x[1:6])
+    healthy(1)
+
+
+@two
 def test_foreign_arrays_on_cuda1():
     cupy = pytest.importorskip("cupy")
     x = torch.arange(1 << 20, dtype=torch.float32, device="cuda:1")
