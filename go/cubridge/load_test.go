@@ -260,14 +260,30 @@ func TestSoak(t *testing.T) {
 		time.Since(start).Round(time.Millisecond), rss0>>10, rss1>>10, (rss1-rss0)>>10)
 	assert.Less(t, rss1-rss0, int64(32<<20), "RSS grew by %d KiB", (rss1-rss0)>>10)
 	if onGPU {
+		// What the driver reports in use (cudaMemGetInfo) also holds its own
+		// allocations: over one soak on the H200 it moved by -128 to +105 MiB
+		// while the pool's reserve stayed put, and grew past 8 MiB in a few
+		// runs of 12. The counters above catch any leaked buffer and the pool
+		// reserve any pool growth; the driver's figure catches growth outside
+		// them beyond the 8 MiB that TestLoad allows too. Growth of the rounds
+		// comes again in every soak, the driver's wandering does not: past
+		// 8 MiB, up to two more soaks give the verdict.
 		dev1, _ := deviceUsed(t)
-		t.Logf("DRIFT device memory in use: start %d, end %d, drift %+d bytes", dev0, dev1, int64(dev1)-int64(dev0))
-		// What the driver reports in use also holds its own allocations: on
-		// the H200 it grew by 4 MiB in 1 of 9 race-build runs and fell by
-		// 4-117 MiB in the others. The counters above catch any leaked buffer;
-		// this catches growth outside them (pool, driver) beyond the 8 MiB
-		// that TestLoad allows too.
-		assert.LessOrEqual(t, int64(dev1)-int64(dev0), int64(8<<20), "device memory in use grew")
+		for soaks := 1; ; soaks++ {
+			drift := int64(dev1) - int64(dev0)
+			reserve := int64(memoryStats(t).ReservedBytes) - int64(stats0.ReservedBytes)
+			t.Logf("DRIFT soak %d: device memory in use %d -> %d, drift %+d bytes, pool reserve %+d",
+				soaks, dev0, dev1, drift, reserve)
+			assert.LessOrEqual(t, reserve, int64(8<<20), "the pool's reserve grew")
+			if drift <= 8<<20 || soaks == 3 {
+				assert.LessOrEqual(t, drift, int64(8<<20), "device memory in use grew")
+				break
+			}
+			dev0, stats0 = dev1, memoryStats(t)
+			soak(rounds)
+			require.NoError(t, cubridge.Synchronize())
+			dev1, _ = deviceUsed(t)
+		}
 	}
 }
 
