@@ -177,10 +177,14 @@ static PyObject* cb_stream_end_capture(PyObject* m, PyObject* capsule) {
   st->recording_stream = 0;
   cubridge_graph g = NULL;
   cubridge_status status = cubridge_stream_end_capture(s, &g);
+  /* The message first: the frees that follow (the Arrays dropped during the
+   * recording, and those only the recording held) are cubridge calls, and the
+   * library's message lasts only until the next one. */
+  if (status != CUBRIDGE_OK) cb_fail(m, status);
   cb_array_free_deferred(st);
   if (status != CUBRIDGE_OK) {
     Py_DECREF(used);
-    return cb_fail(m, status);
+    return NULL;
   }
   PyObject* unique = cb_unique(used);
   Py_DECREF(used);
@@ -230,6 +234,9 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_graph_launch(g, s);
   Py_END_ALLOW_THREADS;
+  /* The message first: a close() during the launch leaves the graph to
+   * cb_box_done to destroy, a cubridge call that clears it. */
+  if (status != CUBRIDGE_OK) cb_raise_status(st, status);
   cb_box_done(capsule);
   if (status == CUBRIDGE_OK) {
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -237,7 +244,8 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
       if (cb_is_array(st, obj)) cb_array_used(st, (cb_array*)obj, handle, s, 1);
     }
   }
-  if (cb_stream_release_after(st, s, status) < 0) return NULL;
+  cb_stream_release(s);
+  if (status != CUBRIDGE_OK) return NULL;
   Py_RETURN_NONE;
 }
 
