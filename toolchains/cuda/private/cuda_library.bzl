@@ -43,9 +43,16 @@ def _stem(ctx, src):
     rel = path[len(package) + 1:] if package and path.startswith(package + "/") else src.basename
     return rel.rsplit(".", 1)[0]
 
+def _optimized(ctx):
+    """Whether to optimize: in every compilation mode but dbg.
+
+    Bazel's default mode, fastbuild, would compile the host code at -O0.
+    """
+    return ctx.var["COMPILATION_MODE"] != "dbg"
+
 def _nvcc_args(ctx, toolkit, compilation_context, out):
     """nvcc's options common to objects, PTX, cubins and fatbins (no -gencode, no mode)."""
-    opt = ["-g", "-lineinfo"] if ctx.var["COMPILATION_MODE"] == "dbg" else ["-O3"]
+    opt = ["-O3"] if _optimized(ctx) else ["-g", "-lineinfo"]
     args = ctx.actions.args()
     args.add("-ccbin", toolkit.host_compiler)
     args.add_all(["-x", "cu", "-std=c++17", "-Xcompiler=-fPIC"])
@@ -142,7 +149,8 @@ def _compile_as_cxx(ctx, cc_toolchain, feature_configuration, compilation_contex
             compilation_context,
             cc_common.create_compilation_context(headers = depset(private_hdrs)),
         ],
-        user_compile_flags = ["-std=c++17", "-include", "cuda_runtime.h", "-Wno-unknown-pragmas"] + ctx.attr.host_copts,
+        user_compile_flags = ["-std=c++17", "-include", "cuda_runtime.h", "-Wno-unknown-pragmas"] +
+                             (["-O3"] if _optimized(ctx) else []) + ctx.attr.host_copts,
         disallow_nopic_outputs = True,
     )
     return outputs, outputs.pic_objects, {"cubin": [], "fatbin": [], "ptx": []}

@@ -59,7 +59,13 @@ def py_extension(name, module, srcs, deps = [], copts = [], linkopts = [], limit
         name = name + "_so",
         srcs = srcs,
         deps = deps + [Label("@python_headers//:headers")],
-        copts = copts + api_copts + ["-fvisibility=hidden"],
+        # Optimized unless --compilation_mode=dbg, as cuda_library compiles
+        # (and as setuptools builds extensions): Bazel's default fastbuild mode
+        # compiles C at -O0, which made every call's argument handling slower.
+        copts = select({
+            Label("//toolchains/python/private:dbg"): [],
+            "//conditions:default": ["-O2"],
+        }) + copts + api_copts + ["-fvisibility=hidden"],
         linkopts = linkopts + ["-Wl,--version-script=$(location :%s_exports)" % name],
         additional_linker_inputs = [":%s_exports" % name],
         linkshared = True,
