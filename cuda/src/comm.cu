@@ -68,6 +68,18 @@ CUBRIDGE_API cubridge_status cubridge_comm_destroy(cubridge_comm comm) {
   clear_error();
   return comm == nullptr ? CUBRIDGE_OK : CUBRIDGE_NO_NCCL("cubridge_comm_destroy");
 }
+CUBRIDGE_API cubridge_status cubridge_comm_abort(cubridge_comm comm) {
+  clear_error();
+  return comm == nullptr ? CUBRIDGE_OK : CUBRIDGE_NO_NCCL("cubridge_comm_abort");
+}
+CUBRIDGE_API cubridge_status cubridge_comm_async_error(cubridge_comm comm) {
+  clear_error();
+  if (comm == nullptr) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT,
+                "cubridge_comm_async_error: argument 'comm' is NULL");
+  }
+  return CUBRIDGE_NO_NCCL("cubridge_comm_async_error");
+}
 CUBRIDGE_API cubridge_status cubridge_comm_info(cubridge_comm comm, int*, int*, int*) {
   clear_error();
   if (comm == nullptr) {
@@ -495,6 +507,35 @@ CUBRIDGE_API cubridge_status cubridge_comm_destroy(cubridge_comm comm) {
   delete comm;
   if (status != CUBRIDGE_OK) return status;
   return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_abort(cubridge_comm comm) {
+  const char* fn = "cubridge_comm_abort";
+  clear_error();
+  if (comm == nullptr) return CUBRIDGE_OK;
+  const NcclApi* api = nullptr;
+  cubridge_status status = ready(fn, &api);
+  ncclResult_t r = ncclSuccess;
+  if (status == CUBRIDGE_OK) {
+    DeviceScope scope;
+    status = scope.enter(fn, comm->device);
+    if (status == CUBRIDGE_OK) r = api->CommAbort(comm->comm);
+  }
+  delete comm;  // gone either way, as in cubridge_comm_destroy
+  if (status != CUBRIDGE_OK) return status;
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+}
+
+CUBRIDGE_API cubridge_status cubridge_comm_async_error(cubridge_comm comm) {
+  const char* fn = "cubridge_comm_async_error";
+  clear_error();
+  CUBRIDGE_TRY(check_comm(fn, comm));  // NULL is refused on every backend, as in cubridge_comm_info
+  const NcclApi* api = nullptr;
+  CUBRIDGE_TRY(ready(fn, &api));
+  ncclResult_t async = ncclSuccess;
+  ncclResult_t r = api->CommGetAsyncError(comm->comm, &async);
+  if (r != ncclSuccess) return fail_nccl(api, r, fn);
+  return async == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, async, fn);
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_info(cubridge_comm comm, int* rank, int* nranks,

@@ -60,6 +60,8 @@ bool try_load(const std::string& path, std::string* why) {
             bind(lib, "ncclCommInitAll", &api.CommInitAll, &missing) &&
             bind(lib, "ncclCommInitRank", &api.CommInitRank, &missing) &&
             bind(lib, "ncclCommDestroy", &api.CommDestroy, &missing) &&
+            bind(lib, "ncclCommAbort", &api.CommAbort, &missing) &&
+            bind(lib, "ncclCommGetAsyncError", &api.CommGetAsyncError, &missing) &&
             bind(lib, "ncclCommCount", &api.CommCount, &missing) &&
             bind(lib, "ncclCommUserRank", &api.CommUserRank, &missing) &&
             bind(lib, "ncclCommCuDevice", &api.CommCuDevice, &missing) &&

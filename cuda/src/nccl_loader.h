@@ -19,6 +19,8 @@ struct NcclApi {
   decltype(&ncclCommInitAll) CommInitAll;
   decltype(&ncclCommInitRank) CommInitRank;
   decltype(&ncclCommDestroy) CommDestroy;
+  decltype(&ncclCommAbort) CommAbort;
+  decltype(&ncclCommGetAsyncError) CommGetAsyncError;
   decltype(&ncclCommCount) CommCount;
   decltype(&ncclCommUserRank) CommUserRank;
   decltype(&ncclCommCuDevice) CommCuDevice;

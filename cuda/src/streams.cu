@@ -307,6 +307,24 @@ CUBRIDGE_API cubridge_status cubridge_stream_synchronize(cubridge_stream stream)
   return CUBRIDGE_OK;
 }
 
+CUBRIDGE_API cubridge_status cubridge_stream_query(cubridge_stream stream, int* done) {
+  const char* fn = "cubridge_stream_query";
+  clear_error();
+  if (!done) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'done' is NULL", fn);
+  *done = 1;
+  if (on_cpu()) return CUBRIDGE_OK;
+  CUBRIDGE_TRY(cuda_ready(fn));
+  DeviceGuard guard;
+  CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
+  cudaError_t e = cudaStreamQuery(raw_stream(stream));
+  if (e == cudaErrorNotReady) {
+    *done = 0;
+    return CUBRIDGE_OK;
+  }
+  CUBRIDGE_CUDA(fn, e);
+  return CUBRIDGE_OK;
+}
+
 CUBRIDGE_API cubridge_status cubridge_device_synchronize(void) {
   const char* fn = "cubridge_device_synchronize";
   clear_error();

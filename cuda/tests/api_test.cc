@@ -329,6 +329,37 @@ TEST(Streams, AsyncOpsOnStreamsAndEventTiming) {
   EXPECT_EQ(cubridge_stream_destroy(nullptr), CUBRIDGE_OK);
 }
 
+// cubridge_stream_query never waits: done once synchronized, and at once on
+// the CPU backend, whose ops finish before they return. (A query that sees
+// work still queued is in comm_test's hung collective, which is sure to be.)
+TEST(Streams, QueryTellsWhetherQueuedWorkIsDone) {
+  ExpectError(cubridge_stream_query(nullptr, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT,
+              "cubridge_stream_query: argument 'done' is NULL");
+  cubridge_stream s = nullptr;
+  ASSERT_EQ(cubridge_stream_create(&s), CUBRIDGE_OK) << cubridge_last_error();
+  const size_t n = size_t(1) << 24;
+  void* a = nullptr;
+  ASSERT_EQ(cubridge_malloc(CUBRIDGE_MEMORY_DEVICE, n * 4, &a), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 1.0, a, n, s), CUBRIDGE_OK);
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(cubridge_add(CUBRIDGE_FLOAT32, a, a, a, n, s), CUBRIDGE_OK);
+  int done = -1;
+  ASSERT_EQ(cubridge_stream_query(s, &done), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_TRUE(done == 0 || done == 1) << done;
+  if (Backend() == CUBRIDGE_BACKEND_CPU) EXPECT_EQ(done, 1);
+  ASSERT_EQ(cubridge_stream_synchronize(s), CUBRIDGE_OK);
+  done = -1;
+  ASSERT_EQ(cubridge_stream_query(s, &done), CUBRIDGE_OK);
+  EXPECT_EQ(done, 1);
+  done = -1;
+  ASSERT_EQ(cubridge_stream_query(nullptr, &done), CUBRIDGE_OK);  // the default stream
+  EXPECT_TRUE(done == 0 || done == 1) << done;
+  float mx = 0;
+  ASSERT_EQ(cubridge_max(CUBRIDGE_FLOAT32, a, n, &mx, s), CUBRIDGE_OK);
+  EXPECT_EQ(mx, 256.0f);
+  EXPECT_EQ(cubridge_free(CUBRIDGE_MEMORY_DEVICE, a), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK);
+}
+
 TEST(Streams, ManyThreadsAtOnce) {
   std::vector<std::thread> ts;
   std::vector<int> ok(4, 0);

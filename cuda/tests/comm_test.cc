@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cubridge/cubridge.h"
@@ -122,7 +124,10 @@ TEST(Comm, CpuBackendRefusesEveryCall) {
   expect_refused(cubridge_comm_group_end(), "cubridge_comm_group_end");
   EXPECT_EQ(comms[0], nullptr);
   EXPECT_EQ(cubridge_comm_destroy(nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_comm_abort(nullptr), CUBRIDGE_OK);
   EXPECT_EQ(cubridge_comm_info(nullptr, nullptr, nullptr, nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT);
+  ExpectError(cubridge_comm_async_error(nullptr), CUBRIDGE_ERR_INVALID_ARGUMENT,
+              "cubridge_comm_async_error: argument 'comm' is NULL");
   ExpectHealthy();
 }
 
@@ -215,6 +220,83 @@ TEST_F(CommGpu, CheckRefusesWhatTheCollectiveWouldAndRunsNothing) {
   EXPECT_EQ(cubridge_free(CUBRIDGE_MEMORY_DEVICE, d), CUBRIDGE_OK);
   EXPECT_EQ(cubridge_comm_destroy(comm), CUBRIDGE_OK) << LastError();
   ExpectHealthy();
+}
+
+// A healthy comm has no asynchronous error, and aborting one frees it at once.
+TEST_F(CommGpu, AsyncErrorOfAHealthyCommAndAbort) {
+  cubridge_comm comm = nullptr;
+  ASSERT_EQ(cubridge_comm_init_all(1, nullptr, &comm), CUBRIDGE_OK) << LastError();
+  void* d = nullptr;
+  ASSERT_EQ(cubridge_malloc(CUBRIDGE_MEMORY_DEVICE, 64 * sizeof(float), &d), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 2.0, d, 64, nullptr), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_comm_all_reduce(comm, CUBRIDGE_FLOAT32, d, d, 64, 0, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_comm_async_error(comm), CUBRIDGE_OK) << LastError();
+  ASSERT_EQ(cubridge_stream_synchronize(nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(cubridge_comm_async_error(comm), CUBRIDGE_OK) << LastError();
+  EXPECT_EQ(cubridge_comm_abort(comm), CUBRIDGE_OK) << LastError();
+  float mx = 0;
+  ASSERT_EQ(cubridge_max(CUBRIDGE_FLOAT32, d, 64, &mx, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(mx, 2.0f);
+  EXPECT_EQ(cubridge_free(CUBRIDGE_MEMORY_DEVICE, d), CUBRIDGE_OK);
+  ExpectHealthy();
+}
+
+// Two GPUs: rank 0 queues an all_reduce that rank 1 never joins, so its
+// kernel waits for the peer forever. The stream says not done for as long as
+// anyone cares to look; cubridge_comm_abort ends the kernel, the stream
+// drains and the device works on.
+TEST_F(CommGpu, AbortEndsACollectiveWhosePeerNeverCame) {
+  if (ndev_ < 2) GTEST_SKIP() << "needs two GPUs, this host has " << ndev_;
+  int devices[2] = {0, 1};
+  cubridge_comm comms[2] = {};
+  ASSERT_EQ(cubridge_comm_init_all(2, devices, comms), CUBRIDGE_OK) << LastError();
+  const size_t n = 1 << 20;
+  void* d[2] = {};
+  cubridge_stream s[2] = {};
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(cubridge_stream_create_on(r, &s[r]), CUBRIDGE_OK) << LastError();
+    ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * sizeof(float), r, s[r], &d[r]),
+              CUBRIDGE_OK)
+        << LastError();
+    ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 1.0, d[r], n, s[r]), CUBRIDGE_OK);
+  }
+  // One collective that both join, so the ranks are connected, then one
+  // that only rank 0 joins.
+  ASSERT_EQ(cubridge_comm_group_start(), CUBRIDGE_OK);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(cubridge_comm_all_reduce(comms[r], CUBRIDGE_FLOAT32, d[r], d[r], n, 0, s[r]),
+              CUBRIDGE_OK)
+        << LastError();
+  }
+  ASSERT_EQ(cubridge_comm_group_end(), CUBRIDGE_OK) << LastError();
+  for (int r = 0; r < 2; ++r) ASSERT_EQ(cubridge_stream_synchronize(s[r]), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_comm_all_reduce(comms[0], CUBRIDGE_FLOAT32, d[0], d[0], n, 0, s[0]),
+            CUBRIDGE_OK)
+      << LastError();
+  int done = -1;
+  for (int i = 0; i < 100; ++i) {  // one second
+    ASSERT_EQ(cubridge_stream_query(s[0], &done), CUBRIDGE_OK) << LastError();
+    ASSERT_EQ(done, 0) << "the collective finished without its peer";
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(cubridge_comm_async_error(comms[0]), CUBRIDGE_OK) << LastError();
+  ASSERT_EQ(cubridge_comm_abort(comms[0]), CUBRIDGE_OK) << LastError();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (cubridge_stream_query(s[0], &done) == CUBRIDGE_OK && done == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(done, 1) << "the stream did not drain within 30 s of the abort: " << LastError();
+  ASSERT_EQ(cubridge_comm_abort(comms[1]), CUBRIDGE_OK) << LastError();
+  // Both devices work on (each op runs on its arrays' device).
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 3.0, d[r], n, s[r]), CUBRIDGE_OK) << LastError();
+    float mx = 0;
+    ASSERT_EQ(cubridge_max(CUBRIDGE_FLOAT32, d[r], n, &mx, s[r]), CUBRIDGE_OK) << LastError();
+    EXPECT_EQ(mx, 3.0f) << "device " << r;
+    EXPECT_EQ(cubridge_free(CUBRIDGE_MEMORY_DEVICE, d[r]), CUBRIDGE_OK);
+    EXPECT_EQ(cubridge_stream_destroy(s[r]), CUBRIDGE_OK);
+  }
 }
 
 }  // namespace

@@ -272,6 +272,9 @@ func apiTable(f *walkFixture) map[string][]badCall {
 		"Stream.Synchronize": {
 			{"closed", inv, func() error { return f.closedStream.Synchronize() }},
 		},
+		"Stream.Query": {
+			{"closed", inv, func() error { return ignore1(f.closedStream.Query()) }},
+		},
 		"Stream.Handle": {
 			{"closed", inv, func() error { return ignore1(f.closedStream.Handle()) }},
 		},

@@ -201,6 +201,43 @@ func (c *Comm) Close() error {
 	})
 }
 
+// Abort frees the communicator without waiting for its queued collectives
+// (ncclCommAbort): those still pending on the GPU end early, with undefined
+// results, and their streams go on. It is the way out when a peer died or
+// hangs, which would leave them, and Close, waiting forever; every other rank
+// must then abort or close its own. Calls in progress on c (launches, which
+// return once queued) finish first. Aborting a closed Comm does nothing.
+//
+//	for done, _ := s.Query(); !done; done, _ = s.Query() {
+//		if err := c.AsyncError(); err != nil || time.Now().After(deadline) {
+//			c.Abort()
+//			break
+//		}
+//		time.Sleep(10 * time.Millisecond)
+//	}
+func (c *Comm) Abort() error {
+	if c == nil {
+		return nil
+	}
+	return c.res.close("comm_abort", "comm", &c.cleanup, func() error {
+		return check("comm_abort", func() C.cubridge_status { return C.cubridge_comm_abort(c.h) })
+	})
+}
+
+// AsyncError returns NCCL's asynchronous error on c (ncclCommGetAsyncError),
+// nil while there is none: a network or remote failure NCCL's threads saw, as
+// ErrCUDA with NCCL's message. A peer that stops calling collectives over
+// NVLink or PCIe is no error there, only work that never finishes: poll the
+// stream with a deadline, then Abort.
+func (c *Comm) AsyncError() error {
+	h, err := acquire("comm_async_error", c.arg())
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	return check("comm_async_error", func() C.cubridge_status { return C.cubridge_comm_async_error(c.h) })
+}
+
 func (c *Comm) arg() arg {
 	if c == nil {
 		return arg{name: "comm", kind: "comm"}

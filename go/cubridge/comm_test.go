@@ -37,6 +37,10 @@ func commAPIRows(f *walkFixture) map[string][]badCall {
 		"Comm.Size":   nil,
 		"Comm.Device": nil,
 		"Comm.Close":  nil,
+		"Comm.Abort":  nil, // nil and closed comms: no-ops (TestCommNilReceiver, TestCommAbortAndAsyncError)
+		"Comm.AsyncError": {
+			{"nil comm", inv, func() error { return nilComm.AsyncError() }},
+		},
 		"Group": {
 			{"nil f", inv, func() error { return cubridge.Group(nil) }},
 		},
@@ -83,6 +87,10 @@ func TestCommNilReceiver(t *testing.T) {
 	assert.Equal(t, 0, c.Size())
 	assert.Equal(t, -1, c.Device())
 	assert.NoError(t, c.Close())
+	assert.NoError(t, c.Abort())
+	err := c.AsyncError()
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "comm is a nil comm")
 }
 
 // TestNCCLVersion: with NCCL on the search path (CUBRIDGE_NCCL_LIBRARY on the
@@ -259,6 +267,34 @@ func TestCommLocal(t *testing.T) {
 	}))
 	for r := range comms {
 		assert.Equal(t, float32(size*r), readBack(t, small[r])[3], "reduce_scatter rank %d", r)
+	}
+	stillWorks(t)
+}
+
+// TestCommAbortAndAsyncError: a healthy comm has no asynchronous error;
+// Abort frees it at once (nothing is queued), after which it is closed.
+func TestCommAbortAndAsyncError(t *testing.T) {
+	comms := localComms(t)
+	bufs := perRank(t, comms, 64, func(r, i int) float32 { return 1 })
+	require.NoError(t, cubridge.Group(func() error {
+		for r, c := range comms {
+			if err := cubridge.AllReduce(c, bufs[r], bufs[r], cubridge.ReduceSum, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	for r, c := range comms {
+		assert.NoError(t, c.AsyncError(), "rank %d", r)
+		assert.Equal(t, float32(len(comms)), readBack(t, bufs[r])[7], "rank %d", r)
+	}
+	for _, c := range comms {
+		require.NoError(t, c.Abort())
+		require.NoError(t, c.Abort(), "aborting twice is harmless")
+		err := c.AsyncError()
+		assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+		assert.ErrorContains(t, err, "comm is already closed")
+		assert.NoError(t, c.Close(), "closing an aborted comm does nothing")
 	}
 	stillWorks(t)
 }

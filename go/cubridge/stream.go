@@ -96,6 +96,15 @@ func (s *Stream) Synchronize() error {
 	return s.call("stream_synchronize", func(sh C.cubridge_stream) C.cubridge_status { return C.cubridge_stream_synchronize(sh) })
 }
 
+// Query reports whether all work queued on s so far is done, without waiting
+// (a nil s: the default stream). Polling it with a deadline is how a rank
+// tells a hung collective (Comm.Abort).
+func (s *Stream) Query() (bool, error) {
+	var done C.int
+	err := s.call("stream_query", func(sh C.cubridge_stream) C.cubridge_status { return C.cubridge_stream_query(sh, &done) })
+	return done != 0, err
+}
+
 // call runs f on s's handle (NULL for a nil s) while s cannot be closed.
 func (s *Stream) call(op string, f func(C.cubridge_stream) C.cubridge_status) error {
 	h, sh, err := begin(op, s)

@@ -13,8 +13,14 @@ func TestStreamLifecycle(t *testing.T) {
 	s, err := cubridge.NewStream()
 	require.NoError(t, err)
 	require.NoError(t, s.Synchronize())
+	done, err := s.Query()
+	require.NoError(t, err)
+	assert.True(t, done, "nothing queued after Synchronize")
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close(), "double Close is harmless")
+	_, err = s.Query()
+	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "stream_query")
 
 	err = s.Synchronize()
 	assert.ErrorIs(t, err, cubridge.ErrInvalidArgument)
@@ -26,6 +32,9 @@ func TestStreamLifecycle(t *testing.T) {
 
 	var nilStream *cubridge.Stream
 	require.NoError(t, nilStream.Synchronize(), "nil is the default stream")
+	done, err = nilStream.Query()
+	require.NoError(t, err)
+	assert.True(t, done, "the default stream after Synchronize")
 	require.NoError(t, nilStream.Close())
 	require.NoError(t, cubridge.Synchronize())
 }

@@ -174,6 +174,44 @@ class Comm:
         if errors:
             raise errors[0]
 
+    def abort(self) -> None:
+        """Frees the communicator without waiting for its queued collectives
+        (``ncclCommAbort``): those still pending on the GPU end early, with undefined
+        results, and their streams go on. The way out when a peer process died or
+        hangs, which would leave them, and :meth:`close`, waiting forever; every
+        other rank must then abort or close its own. Idempotent; after it the
+        communicator is closed. A collective another thread is launching finishes
+        its launch first. With ``s`` the :class:`cubridge.Stream` of the collective::
+
+            deadline = time.monotonic() + 30
+            while not s.query():
+                comm.check_async_error()
+                if time.monotonic() > deadline:
+                    comm.abort()
+                    break
+                time.sleep(0.01)
+        """
+        comms, self._comms = self._comms, []  # not under _lock: a stuck peer must not block this
+        errors = []
+        for c in comms:
+            try:
+                _native._comm_abort(c)
+            except Exception as e:  # keep aborting the others
+                errors.append(e)
+        if errors:
+            raise errors[0]
+
+    def check_async_error(self) -> None:
+        """Raises NCCL's asynchronous error on the communicator, if there is one
+        (``ncclCommGetAsyncError``: a network or remote failure NCCL's threads saw;
+        :class:`cubridge.CudaError` with NCCL's message). A peer that stops calling
+        collectives over NVLink or PCIe is no error there, only work that never
+        finishes: poll the stream with a deadline, then :meth:`abort`."""
+        if self.closed:
+            raise ValueError("the communicator is closed")
+        for c in list(self._comms):
+            _native._comm_async_error(c)
+
     def __enter__(self) -> "Comm":
         return self
 

@@ -76,6 +76,12 @@ class Stream:
         """Waits until every op queued on the stream has finished."""
         _native._stream_synchronize(self._capsule)
 
+    def query(self) -> bool:
+        """True when every op queued on the stream so far has finished; never waits.
+        (Polling it with a deadline is how a rank tells a hung collective:
+        :meth:`cubridge.Comm.abort`.)"""
+        return _native._stream_query(self._capsule)
+
     def capture(self) -> _Recording:
         """Records the ops given ``stream=`` this stream in a ``with`` block into a :class:`Graph`.
 

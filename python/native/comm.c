@@ -143,6 +143,33 @@ static PyObject* cb_comm_destroy(PyObject* m, PyObject* capsule) {
   return cb_none_or_raise(cb_state_of_module(m), status);
 }
 
+/* Aborts the comm: its queued collectives end early (cubridge_comm_abort). A
+ * call in progress on it (a launch, which returns once queued) finishes
+ * first; the GIL is then held from that call's end to the take, so no other
+ * call starts in between. Closed before: nothing to do. */
+static PyObject* cb_comm_abort(PyObject* m, PyObject* capsule) {
+  if (cb_box_use(capsule, &cb_comm_kind) == NULL) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  cb_box_done(capsule);
+  cubridge_comm comm = (cubridge_comm)cb_box_take(capsule, &cb_comm_kind);
+  if (comm == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+  cubridge_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = cubridge_comm_abort(comm);
+  Py_END_ALLOW_THREADS;
+  return cb_none_or_raise(cb_state_of_module(m), status);
+}
+
+/* Raises NCCL's asynchronous error on the comm, if any (cubridge_comm_async_error). */
+static PyObject* cb_comm_async_error(PyObject* m, PyObject* capsule) {
+  cubridge_comm comm = cb_comm_of(capsule);
+  if (comm == NULL) return NULL;
+  return cb_none_or_raise(cb_state_of_module(m), cubridge_comm_async_error(comm));
+}
+
 static PyObject* cb_comm_info(PyObject* m, PyObject* capsule) {
   cubridge_comm comm = cb_comm_of(capsule);
   if (comm == NULL) return NULL;
@@ -279,6 +306,8 @@ static PyMethodDef cb_comm_methods[] = {
     {"_comm_init_rank", cb_comm_init_rank, METH_VARARGS,
      "_comm_init_rank(unique_id, nranks, rank, device) -> comm"},
     {"_comm_destroy", cb_comm_destroy, METH_O, "_comm_destroy(comm)"},
+    {"_comm_abort", cb_comm_abort, METH_O, "_comm_abort(comm)"},
+    {"_comm_async_error", cb_comm_async_error, METH_O, "_comm_async_error(comm): raises it"},
     {"_comm_info", cb_comm_info, METH_O, "_comm_info(comm) -> (rank, nranks, device)"},
     {"_comm_collective", cb_comm_collective, METH_VARARGS,
      "_comm_collective(kind, comm, send, recv, op_or_root, stream, check_only)"},

@@ -72,8 +72,22 @@ static PyObject* cb_stream_synchronize(PyObject* m, PyObject* capsule) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_stream_synchronize(s);
   Py_END_ALLOW_THREADS;
+  /* Raised before the done, which may destroy a stream closed meanwhile. */
+  PyObject* r = cb_none_or_raise(cb_state_of_module(m), status);
   cb_box_done(capsule);
-  return cb_none_or_raise(cb_state_of_module(m), status);
+  return r;
+}
+
+static PyObject* cb_stream_query(PyObject* m, PyObject* capsule) {
+  cubridge_stream s = (cubridge_stream)cb_box_use(capsule, &cb_stream_kind);
+  if (s == NULL) return NULL;
+  int done = 0;
+  cubridge_status status = cubridge_stream_query(s, &done);
+  /* Raised before the done, which may destroy a stream closed meanwhile (a
+   * library call, which clears the message). */
+  PyObject* r = status == CUBRIDGE_OK ? PyBool_FromLong(done) : cb_fail(m, status);
+  cb_box_done(capsule);
+  return r;
 }
 
 static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
@@ -273,6 +287,7 @@ static PyMethodDef cb_graph_methods[] = {
      "_stream_create(device: int, -1 current) -> stream"},
     {"_stream_info", cb_stream_info, METH_O, "_stream_info(stream) -> (handle, device)"},
     {"_stream_synchronize", cb_stream_synchronize, METH_O, "_stream_synchronize(stream)"},
+    {"_stream_query", cb_stream_query, METH_O, "_stream_query(stream) -> bool (all done)"},
     {"_stream_close", cb_stream_close, METH_O, "_stream_close(stream)"},
     {"_stream_begin_capture", cb_stream_begin_capture, METH_O, "_stream_begin_capture(stream)"},
     {"_stream_end_capture", cb_stream_end_capture, METH_O,

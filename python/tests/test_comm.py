@@ -68,11 +68,16 @@ def test_nccl_version_without_nccl_says_how_to_install() -> None:
         (lambda: cubridge.Comm.join(bytes(128), 0, 0), ValueError, "size must be at least 1"),
         (lambda: _native._comm_init_rank(bytes(5), 1, 0, 0), ValueError, "128 bytes"),
         (lambda: _native._comm_info(object()), TypeError, "comm"),
+        (lambda: _native._comm_abort(object()), TypeError, "comm"),
+        (lambda: _native._comm_async_error(object()), TypeError, "comm"),
         (lambda: _native._comm_collective(9, None, None, None, 0, None, 0), ValueError, "unknown collective"),
         (lambda: _native._comm_collective(0, None, None, None, 0, None, 9), ValueError, "unknown mode"),
         (lambda: _native._comm_collective(0, object(), None, None, 0, None, 0), TypeError, "comm"),
     ],
-    ids=["no-devices", "twice", "not-int", "id-str", "rank", "size", "id-len", "info", "kind", "mode", "not-comm"],
+    ids=[
+        "no-devices", "twice", "not-int", "id-str", "rank", "size", "id-len", "info", "abort",
+        "async-error", "kind", "mode", "not-comm",
+    ],
 )
 def test_bad_arguments_name_the_problem(make, exc, msg) -> None:
     with pytest.raises(exc, match=msg):

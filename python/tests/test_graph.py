@@ -27,6 +27,20 @@ def test_stream_runs_ops_in_order() -> None:
         np.testing.assert_array_equal(x.to_numpy(), np.full(1000, 32.0, np.float32))
 
 
+def test_stream_query_tells_whether_its_work_is_done() -> None:
+    with cubridge.Stream() as s:
+        x = cubridge.full(1 << 22, 1.0)
+        for _ in range(8):
+            cubridge.add(x, x, out=x, stream=s)
+        now = s.query()
+        assert now is True or (on_cuda and now is False), "the CPU backend's ops are done on return"
+        s.synchronize()
+        assert s.query() is True
+        assert float(cubridge.max(x, stream=s)) == 256.0
+    with pytest.raises(ValueError, match="is closed"):
+        s.query()
+
+
 def test_stream_says_what_it_is() -> None:
     s = cubridge.Stream()
     assert s.device == 0

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -438,6 +440,53 @@ def test_closed_comm_refused():
     with pytest.raises(ValueError, match="closed"):
         c.all_reduce(torch.ones(4, device="cuda:0"))
     healthy(0)
+
+
+@two
+def test_abort_ends_a_collective_whose_peer_never_came():
+    """Two ranks of one communicator, one thread each: both run one all_reduce,
+    then only rank 0 queues another. Its kernel waits for rank 1 forever, which
+    Stream.query shows; Comm.abort ends it, the stream drains and both devices
+    work on."""
+    uid = cubridge.Comm.unique_id()
+    comms = [None, None]
+    xs = [cubridge.full(1 << 20, 1.0, dtype="float32", device=d) for d in range(2)]
+    streams = [cubridge.Stream(d) for d in range(2)]
+
+    def rank(r):
+        comms[r] = cubridge.Comm.join(uid, r, 2, device=r)
+        comms[r].all_reduce(xs[r], stream=streams[r])
+        streams[r].synchronize()
+
+    threads = [threading.Thread(target=rank, args=(r,)) for r in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert all(c is not None for c in comms), "the ranks did not join"
+    assert [float(x.to_numpy()[5]) for x in xs] == [2.0, 2.0]
+    c0, c1 = comms
+    c0.all_reduce(xs[0], stream=streams[0])  # rank 1 never comes
+    for _ in range(100):  # one second
+        assert not streams[0].query(), "the all_reduce finished without its peer"
+        time.sleep(0.01)
+    c0.check_async_error()  # a peer that stops calling is no NCCL error
+    c0.abort()
+    assert c0.closed
+    deadline = time.monotonic() + 30
+    while not streams[0].query():
+        assert time.monotonic() < deadline, "the stream did not drain within 30 s of the abort"
+        time.sleep(0.01)
+    c1.abort()
+    c0.abort()  # idempotent
+    with pytest.raises(ValueError, match="closed"):
+        c0.check_async_error()
+    with pytest.raises(ValueError, match="closed"):
+        c0.all_reduce(xs[0])
+    for s in streams:
+        s.close()
+    healthy(0)
+    healthy(1)
 
 
 def test_two_ranks_over_a_unique_id():

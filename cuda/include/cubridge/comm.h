@@ -87,6 +87,26 @@ CUBRIDGE_API cubridge_status cubridge_comm_init_rank(const cubridge_comm_unique_
 /* Waits for the comm's queued work, then frees it. NULL is a no-op. */
 CUBRIDGE_API cubridge_status cubridge_comm_destroy(cubridge_comm comm);
 
+/* Frees the comm without waiting for its queued work (ncclCommAbort): this
+ * rank's collectives still pending on the GPU end early, with undefined
+ * results, and the streams they were queued on go on. The way out when a peer
+ * died or hangs, which would otherwise leave those collectives, and a
+ * cubridge_comm_destroy, waiting forever. Every rank's comm is then unusable:
+ * the others abort or destroy theirs. NULL is a no-op. Not to be called while
+ * another thread is inside a call on `comm` (the calls return once their work
+ * is queued; it is the queued work that waits for a peer). */
+CUBRIDGE_API cubridge_status cubridge_comm_abort(cubridge_comm comm);
+
+/* NCCL's asynchronous error on `comm` (ncclCommGetAsyncError): CUBRIDGE_OK
+ * while there is none, else the status a collective would fail with and the
+ * message "cubridge_comm_async_error: NCCL <error>: <NCCL's message>" (a
+ * remote or network failure is CUBRIDGE_ERR_CUDA, as in the rules above).
+ * NCCL reports what its proxy threads see (network and remote failures); a
+ * peer that stops calling collectives over NVLink or PCIe is not an error
+ * there, only work that never finishes: poll the stream with a deadline, then
+ * cubridge_comm_abort. */
+CUBRIDGE_API cubridge_status cubridge_comm_async_error(cubridge_comm comm);
+
 /* Rank, number of ranks and device of `comm`; any pointer may be NULL. */
 CUBRIDGE_API cubridge_status cubridge_comm_info(cubridge_comm comm, int* rank, int* nranks,
                                                 int* device);

@@ -246,6 +246,11 @@ CUBRIDGE_API cubridge_status cubridge_prefetch(const void* ptr, size_t bytes, in
 CUBRIDGE_API cubridge_status cubridge_stream_create(cubridge_stream* stream);
 CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream);
 CUBRIDGE_API cubridge_status cubridge_stream_synchronize(cubridge_stream stream);
+/* *done = 1 when all work queued on `stream` so far has finished, else 0;
+ * does not wait (cudaStreamQuery). A failed kernel's error is returned as
+ * cubridge_stream_synchronize would. The CPU backend's work is done when its
+ * call returns: always 1. */
+CUBRIDGE_API cubridge_status cubridge_stream_query(cubridge_stream stream, int* done);
 /* Wraps a foreign cudaStream_t (CuPy's, torch's) without owning it. Release
  * the wrapper with cubridge_stream_destroy, which leaves the foreign stream
  * alone. On the CPU backend the handle is ignored. */
