@@ -22,15 +22,16 @@ import time
 
 def per_call(fn, sync, calls=5000, rounds=7):
     """Best of `rounds` mean µs per call over `calls` calls, synchronised at both ends."""
-    best = float("inf")
-    for _ in range(rounds):
+
+    def one_round():
         sync()
         t0 = time.perf_counter()
         for _ in range(calls):
             fn()
         sync()
-        best = min(best, (time.perf_counter() - t0) / calls)
-    return best * 1e6
+        return time.perf_counter() - t0
+
+    return min(one_round() for _ in range(rounds)) / calls * 1e6
 
 
 def measure():

@@ -167,6 +167,26 @@ cubridge_status ready(const char* fn, const NcclApi** api) {
   return *api ? CUBRIDGE_OK : status;
 }
 
+// Frees `comm`: ncclCommDestroy (waits for its queued work) or, with
+// `abort`, ncclCommAbort (ends that work early). NULL is a no-op.
+cubridge_status end_comm(const char* fn, cubridge_comm comm, bool abort) {
+  clear_error();
+  if (comm == nullptr) return CUBRIDGE_OK;
+  const NcclApi* api = nullptr;
+  cubridge_status status = ready(fn, &api);
+  ncclResult_t r = ncclSuccess;
+  if (status == CUBRIDGE_OK) {
+    DeviceScope scope;
+    status = scope.enter(fn, comm->device);
+    if (status == CUBRIDGE_OK)
+      r = abort ? api->CommAbort(comm->comm) : api->CommDestroy(comm->comm);
+  }
+  // Gone either way (the front ends have forgotten it): NCCL frees what it can.
+  delete comm;
+  if (status != CUBRIDGE_OK) return status;
+  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+}
+
 cubridge_status check_comm(const char* fn, cubridge_comm comm) {
   if (comm == nullptr) {
     return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'comm' is NULL", fn);
@@ -492,38 +512,11 @@ CUBRIDGE_API cubridge_status cubridge_comm_init_rank(const cubridge_comm_unique_
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_destroy(cubridge_comm comm) {
-  const char* fn = "cubridge_comm_destroy";
-  clear_error();
-  if (comm == nullptr) return CUBRIDGE_OK;
-  const NcclApi* api = nullptr;
-  cubridge_status status = ready(fn, &api);
-  ncclResult_t r = ncclSuccess;
-  if (status == CUBRIDGE_OK) {
-    DeviceScope scope;
-    status = scope.enter(fn, comm->device);
-    if (status == CUBRIDGE_OK) r = api->CommDestroy(comm->comm);
-  }
-  // Gone either way (the front ends have forgotten it): NCCL frees what it can.
-  delete comm;
-  if (status != CUBRIDGE_OK) return status;
-  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+  return end_comm("cubridge_comm_destroy", comm, false);
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_abort(cubridge_comm comm) {
-  const char* fn = "cubridge_comm_abort";
-  clear_error();
-  if (comm == nullptr) return CUBRIDGE_OK;
-  const NcclApi* api = nullptr;
-  cubridge_status status = ready(fn, &api);
-  ncclResult_t r = ncclSuccess;
-  if (status == CUBRIDGE_OK) {
-    DeviceScope scope;
-    status = scope.enter(fn, comm->device);
-    if (status == CUBRIDGE_OK) r = api->CommAbort(comm->comm);
-  }
-  delete comm;  // gone either way, as in cubridge_comm_destroy
-  if (status != CUBRIDGE_OK) return status;
-  return r == ncclSuccess ? CUBRIDGE_OK : fail_nccl(api, r, fn);
+  return end_comm("cubridge_comm_abort", comm, true);
 }
 
 CUBRIDGE_API cubridge_status cubridge_comm_async_error(cubridge_comm comm) {

@@ -65,6 +65,18 @@ def _op_code(op: str) -> int:
         raise ValueError(f"op must be one of {', '.join(_OPS)}; got {op!r}") from None
 
 
+def _end_each(comms: list[Any], end: Any) -> None:
+    """Destroys or aborts every rank's comm, then raises the first error."""
+    errors = []
+    for c in comms:
+        try:
+            end(c)
+        except Exception as e:  # keep ending the others
+            errors.append(e)
+    if errors:
+        raise errors[0]
+
+
 class Comm:
     """An NCCL communicator over GPUs: ``all_reduce``, ``broadcast``,
     ``reduce_scatter`` and ``all_gather`` on arrays of any library.
@@ -165,14 +177,7 @@ class Comm:
         another thread is running on it. Idempotent."""
         with self._lock:
             comms, self._comms = self._comms, []
-        errors = []
-        for c in comms:
-            try:
-                _native._comm_destroy(c)
-            except Exception as e:  # keep destroying the others
-                errors.append(e)
-        if errors:
-            raise errors[0]
+        _end_each(comms, _native._comm_destroy)
 
     def abort(self) -> None:
         """Frees the communicator without waiting for its queued collectives
@@ -192,14 +197,7 @@ class Comm:
                 time.sleep(0.01)
         """
         comms, self._comms = self._comms, []  # not under _lock: a stuck peer must not block this
-        errors = []
-        for c in comms:
-            try:
-                _native._comm_abort(c)
-            except Exception as e:  # keep aborting the others
-                errors.append(e)
-        if errors:
-            raise errors[0]
+        _end_each(comms, _native._comm_abort)
 
     def check_async_error(self) -> None:
         """Raises NCCL's asynchronous error on the communicator, if there is one

@@ -133,14 +133,21 @@ static PyObject* cb_comm_init_rank(PyObject* m, PyObject* args) {
   return cb_comm_wrap(comm);
 }
 
-static PyObject* cb_comm_destroy(PyObject* m, PyObject* capsule) {
+/* Takes the comm out of its capsule and ends it with `end` (destroy or
+ * abort), without the GIL: either may wait for the GPU. */
+static PyObject* cb_comm_end(PyObject* m, PyObject* capsule,
+                             cubridge_status (*end)(cubridge_comm)) {
   cubridge_comm comm = (cubridge_comm)cb_box_take(capsule, &cb_comm_kind);
   if (comm == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None); /* closed before */
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_comm_destroy(comm);
+  status = end(comm);
   Py_END_ALLOW_THREADS;
   return cb_none_or_raise(cb_state_of_module(m), status);
+}
+
+static PyObject* cb_comm_destroy(PyObject* m, PyObject* capsule) {
+  return cb_comm_end(m, capsule, cubridge_comm_destroy);
 }
 
 /* Aborts the comm: its queued collectives end early (cubridge_comm_abort). A
@@ -154,13 +161,7 @@ static PyObject* cb_comm_abort(PyObject* m, PyObject* capsule) {
     Py_RETURN_NONE;
   }
   cb_box_done(capsule);
-  cubridge_comm comm = (cubridge_comm)cb_box_take(capsule, &cb_comm_kind);
-  if (comm == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
-  cubridge_status status;
-  Py_BEGIN_ALLOW_THREADS;
-  status = cubridge_comm_abort(comm);
-  Py_END_ALLOW_THREADS;
-  return cb_none_or_raise(cb_state_of_module(m), status);
+  return cb_comm_end(m, capsule, cubridge_comm_abort);
 }
 
 /* Raises NCCL's asynchronous error on the comm, if any (cubridge_comm_async_error). */
