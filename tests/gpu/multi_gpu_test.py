@@ -489,6 +489,17 @@ def test_abort_ends_a_collective_whose_peer_never_came():
     healthy(1)
 
 
+@two
+def test_abort_after_a_peer_process_died():
+    """Rank 1's process dies with its communicator open; rank 0's next
+    all_reduce is aborted after a deadline and its GPU works on."""
+    script = os.path.join(os.path.dirname(__file__), "nccl_dead_peer.py")
+    r = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=240)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "dead peer ok" in r.stdout
+
+
 def test_two_ranks_over_a_unique_id():
     """Processes joined by a unique id: one rank per GPU (a one-rank
     communicator on a single-GPU host: NCCL refuses two ranks on one GPU)."""
