@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -297,6 +298,65 @@ func TestCommAbortAndAsyncError(t *testing.T) {
 		assert.NoError(t, c.Close(), "closing an aborted comm does nothing")
 	}
 	stillWorks(t)
+}
+
+// TestCommAbortEndsACollectiveWhosePeerNeverCame (two GPUs): rank 0 queues an
+// AllReduce that rank 1 never joins; its stream stays busy until Abort, then
+// drains, and both devices compute on.
+func TestCommAbortEndsACollectiveWhosePeerNeverCame(t *testing.T) {
+	comms := localComms(t)
+	if len(comms) < 2 {
+		t.Skipf("needs two GPUs, this host has %d", len(comms))
+	}
+	comms = comms[:2]
+	const n = 1 << 20
+	bufs := perRank(t, comms, n, func(int, int) float32 { return 1 })
+	streams := make([]*cubridge.Stream, 2)
+	for r, c := range comms {
+		s, err := cubridge.NewStreamOn(c.Device())
+		require.NoError(t, err)
+		t.Cleanup(func() { s.Close() })
+		streams[r] = s
+	}
+	// Both ranks once (connected), then rank 0 alone.
+	require.NoError(t, cubridge.Group(func() error {
+		for r, c := range comms {
+			if err := cubridge.AllReduce(c, bufs[r], bufs[r], cubridge.ReduceSum, streams[r]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	for _, s := range streams {
+		require.NoError(t, s.Synchronize())
+	}
+	require.NoError(t, cubridge.AllReduce(comms[0], bufs[0], bufs[0], cubridge.ReduceSum, streams[0]))
+	for i := 0; i < 100; i++ { // one second
+		done, err := streams[0].Query()
+		require.NoError(t, err)
+		require.False(t, done, "the collective finished without its peer")
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NoError(t, comms[0].AsyncError(), "a peer that stops calling is no NCCL error")
+	require.NoError(t, comms[0].Abort())
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		done, err := streams[0].Query()
+		require.NoError(t, err)
+		if done {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the stream did not drain within 30 s of the abort")
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NoError(t, comms[1].Abort())
+	for r := range comms {
+		require.NoError(t, bufs[r].CopyFrom(make([]float32, n)))
+		require.NoError(t, cubridge.AddBuffer(bufs[r], bufs[r], bufs[r], streams[r]))
+		sum, err := cubridge.SumBuffer(bufs[r], streams[r])
+		require.NoError(t, err)
+		assert.Equal(t, 0.0, sum, "device %d computes on", comms[r].Device())
+	}
 }
 
 // TestCommRefusals: buffers of another device, a closed comm, bad ops; the
