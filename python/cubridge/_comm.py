@@ -207,7 +207,7 @@ class Comm:
         finishes: poll the stream with a deadline, then :meth:`abort`."""
         if self.closed:
             raise ValueError("the communicator is closed")
-        for c in list(self._comms):
+        for c in self._comms:  # abort() replaces the list, never changes it
             _native._comm_async_error(c)
 
     def __enter__(self) -> "Comm":
