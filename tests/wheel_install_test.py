@@ -21,6 +21,15 @@ print("ok", sys.version.split()[0], cubridge.__version__, cubridge.backend(), cu
 """
 
 
+def built_wheel():
+    """The wheel py_wheel built: the one .whl in the directory CUBRIDGE_WHEEL names
+    (its platform tag, and so its name, is known only once its extension is built)."""
+    path = pathlib.Path(os.environ["CUBRIDGE_WHEEL"]).resolve()
+    wheels = sorted(path.glob("*.whl")) if path.is_dir() else [path]
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
 def other_python():
     """A CPython >= 3.11 on PATH whose minor version differs from the running one."""
     mine = "python%d.%d" % sys.version_info[:2]
@@ -31,7 +40,7 @@ def other_python():
 
 
 def test_wheel_installs_and_runs_in_another_python(tmp_path):
-    wheel = pathlib.Path(os.environ["CUBRIDGE_WHEEL"]).resolve()
+    wheel = built_wheel()
     major = os.environ["CUBRIDGE_WHEEL_CUDA"]
     # The distribution names the CUDA major: cubridge-cu13 -> cubridge_cu13-0.1.0-....whl
     assert wheel.name.startswith("cubridge_cu%s-" % major) and wheel.suffix == ".whl", wheel.name
@@ -63,7 +72,7 @@ def test_wheel_declares_the_nccl_extra():
     time when present). The metadata names the distribution with its CUDA major."""
     import zipfile
 
-    wheel = pathlib.Path(os.environ["CUBRIDGE_WHEEL"]).resolve()
+    wheel = built_wheel()
     with zipfile.ZipFile(wheel) as zf:
         name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
         lines = zf.read(name).decode().split("\n\n", 1)[0].splitlines()
@@ -73,5 +82,6 @@ def test_wheel_declares_the_nccl_extra():
     assert "Classifier: Environment :: GPU :: NVIDIA CUDA :: %s" % major in lines, lines
     nccl = os.environ["CUBRIDGE_WHEEL_NCCL"]
     assert nccl.startswith("nvidia-nccl-cu%s==" % major), nccl
-    requires = [l for l in lines if l.startswith("Requires-Dist: ")]
+    # PEP 508 quotes marker values either way (rules_python's py_wheel: 'nccl').
+    requires = [l.replace("'", '"') for l in lines if l.startswith("Requires-Dist: ")]
     assert requires == ['Requires-Dist: %s; extra == "nccl"' % nccl], requires

@@ -61,11 +61,12 @@ func byMnemonic(spawns []spawn) map[string]int {
 	return m
 }
 
-// compiledPackages: the -importpath of each GoCompile spawn (with its -mode).
+// compiledPackages: the -importpath of each GoCompilePkg spawn (rules_go's
+// compile action; with its -mode when it has one).
 func compiledPackages(spawns []spawn) []string {
 	var out []string
 	for _, s := range spawns {
-		if s.Mnemonic != "GoCompile" {
+		if s.Mnemonic != "GoCompilePkg" {
 			continue
 		}
 		ip, mode := "?", "lib"

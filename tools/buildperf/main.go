@@ -4,13 +4,9 @@
 //   - a no-op `tools/bazel test --config=ci //...` (it must execute nothing);
 //   - a one-line edit of the leaf Go package go/cubridge: the Go packages
 //     compiled (only that one) and the wall time of its test;
-//   - a one-line edit of cuda/src/elementwise.cu: the actions it causes;
-//   - a generated synthetic module (40 Go packages in a chain and a fan, 10
-//     test binaries, cgo in 5), built cold, then its leaf edited twice (a
-//     body edit and an API edit): Go compile actions against its reverse
-//     dependencies and against the former design (one `go build` per binary).
+//   - a one-line edit of cuda/src/elementwise.cu: the actions it causes.
 //
-// Run from the repository root: go run ./tools/buildperf [-check] [-skip-synth] [-skip-cu]
+// Run from the repository root: go run ./tools/buildperf [-check] [-skip-cu]
 // -check exits non-zero when the no-op executes an action or the leaf edit
 // compiles any other Go package.
 package main
@@ -27,26 +23,21 @@ import (
 )
 
 var (
-	verbose   = flag.Bool("v", false, "show Bazel's output")
-	check     = flag.Bool("check", false, "fail if the no-op runs an action or the leaf edit compiles another Go package")
-	skipSynth = flag.Bool("skip-synth", false, "skip the synthetic module")
-	skipRepo  = flag.Bool("skip-repo", false, "skip the measurements of this repository")
-	skipCu    = flag.Bool("skip-cu", false, "skip the .cu edit")
-	outBase   = flag.String("out", "bench/results/buildperf", "results file, without extension (.md and .json written)")
-	synthDir  = flag.String("synth-dir", "", "where to generate the synthetic module (default: a fresh temporary directory)")
+	verbose  = flag.Bool("v", false, "show Bazel's output")
+	check    = flag.Bool("check", false, "fail if the no-op runs an action or the leaf edit compiles another Go package")
+	skipRepo = flag.Bool("skip-repo", false, "skip the measurements of this repository")
+	skipCu   = flag.Bool("skip-cu", false, "skip the .cu edit")
+	outBase  = flag.String("out", "bench/results/buildperf", "results file, without extension (.md and .json written)")
 )
 
 const leafPkg = "github.com/cubridge/cubridge/go/cubridge"
 
 type results struct {
-	Date         string   `json:"date"`
-	Machine      string   `json:"machine"`
-	Repo         []*run   `json:"repo,omitempty"`
-	Synth        []*run   `json:"synthetic,omitempty"`
-	Figures      []string `json:"figures"`
-	SynthFigures []string `json:"synthetic_figures,omitempty"`
-	SynthDate    string   `json:"synthetic_date,omitempty"`
-	Failures     []string `json:"failures,omitempty"`
+	Date     string   `json:"date"`
+	Machine  string   `json:"machine"`
+	Repo     []*run   `json:"repo,omitempty"`
+	Figures  []string `json:"figures"`
+	Failures []string `json:"failures,omitempty"`
 }
 
 func main() {
@@ -63,14 +54,6 @@ func main() {
 		if err := measureRepo(repo, res); err != nil {
 			fatal(err)
 		}
-	}
-	if !*skipSynth {
-		if err := measureSynth(repo, res); err != nil {
-			fatal(err)
-		}
-	}
-	if *skipSynth {
-		keepSynth(repo, res)
 	}
 	if err := write(repo, res); err != nil {
 		fatal(err)
@@ -159,62 +142,6 @@ func measureRepo(repo string, res *results) error {
 	return err
 }
 
-func measureSynth(repo string, res *results) error {
-	dir := *synthDir
-	if dir == "" {
-		cache := os.Getenv("CUBRIDGE_CACHE")
-		if cache == "" {
-			home, _ := os.UserHomeDir()
-			cache = filepath.Join(home, ".cache", "cubridge")
-		}
-		dir = filepath.Join(cache, "buildperf-synth")
-	}
-	bz := filepath.Join(repo, "tools/bazel")
-	if _, err := os.Stat(filepath.Join(dir, "MODULE.bazel")); err == nil {
-		bazel("clean", bz, dir, dir, "clean")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := writeSynth(dir, repo); err != nil {
-		return err
-	}
-	defer bazel("shutdown", bz, dir, dir, "shutdown")
-	res.SynthDate = res.Date
-	step := func(name string, args ...string) (*run, error) {
-		r, err := bazel(name, bz, dir, dir, args...)
-		if err == nil {
-			res.Synth = append(res.Synth, r)
-		}
-		return r, err
-	}
-	cold, err := step("synthetic: cold test //...", "test", "//...")
-	if err != nil {
-		return err
-	}
-	res.SynthFigures = append(res.SynthFigures, fmt.Sprintf("synthetic tree (40 packages, 10 tests, cgo in 5) cold test //...: %.1f s, Go compile actions %d (the former design: %d package compilations), links %d, stdlib %d",
-		cold.WallS, cold.ByMnemonic["GoCompile"]+cold.ByMnemonic["GoTestMain"], synthOldDesignCompiles(), cold.ByMnemonic["GoLink"], cold.ByMnemonic["GoStdlib"]))
-	leaf := filepath.Join(dir, "c00/c00.go")
-	for _, edit := range []struct{ name, line string }{
-		{"body edit (a comment line)", "// buildperf: a one-line edit " + nonce()},
-		{"API edit (a new exported function)", "func Extra" + nonce() + "() int { return 2 }"},
-	} {
-		if _, err := appendLine(leaf, edit.line); err != nil {
-			return err
-		}
-		r, err := step("synthetic: leaf c00 "+edit.name+", build //...", "build", "//...")
-		if err != nil {
-			return err
-		}
-		res.SynthFigures = append(res.SynthFigures, fmt.Sprintf("synthetic leaf %s: %d Go compile actions (reverse deps of the leaf: %d; the former design: %d), %d links, %.1f s",
-			edit.name, r.ByMnemonic["GoCompile"], synthReverseDeps(), synthOldDesignCompiles(), r.ByMnemonic["GoLink"], r.WallS))
-		if r.ByMnemonic["GoCompile"] > 1+synthReverseDeps()+10 {
-			res.Failures = append(res.Failures, fmt.Sprintf("synthetic leaf %s compiled %d packages", edit.name, r.ByMnemonic["GoCompile"]))
-		}
-	}
-	return nil
-}
-
 func write(repo string, res *results) error {
 	base := resultsBase(repo)
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
@@ -232,33 +159,15 @@ func write(repo string, res *results) error {
 	for _, f := range res.Figures {
 		fmt.Fprintf(&b, "- %s\n", f)
 	}
-	if len(res.SynthFigures) > 0 {
-		fmt.Fprintf(&b, "\nSynthetic tree (%s):\n\n", res.SynthDate)
-		for _, f := range res.SynthFigures {
-			fmt.Fprintf(&b, "- %s\n", f)
-		}
-	}
 	for _, f := range res.Failures {
 		fmt.Fprintf(&b, "- **FAILED**: %s\n", f)
 	}
 	fmt.Fprintf(&b, "\n| step | wall (s) | actions executed | by mnemonic | process summary |\n|---|---|---|---|---|\n")
-	for _, r := range append(append([]*run{}, res.Repo...), res.Synth...) {
+	for _, r := range res.Repo {
 		fmt.Fprintf(&b, "| %s | %.1f | %d | %v | %s |\n", r.Name, r.WallS, r.Executed, r.ByMnemonic, strings.TrimPrefix(r.Summary, "INFO: "))
 	}
 	fmt.Fprintf(os.Stderr, "buildperf: wrote %s.md and %s.json\n", base, base)
 	return os.WriteFile(base+".md", []byte(b.String()), 0o644)
-}
-
-// keepSynth carries the synthetic figures of the previous results file over.
-func keepSynth(repo string, res *results) {
-	data, err := os.ReadFile(resultsBase(repo) + ".json")
-	if err != nil {
-		return
-	}
-	var old results
-	if json.Unmarshal(data, &old) == nil {
-		res.Synth, res.SynthFigures, res.SynthDate = old.Synth, old.SynthFigures, old.SynthDate
-	}
 }
 
 func resultsBase(repo string) string {

@@ -39,8 +39,20 @@ func Convert(argv []string, dir string) (e Entry, ok bool) {
 	return e, e.File != ""
 }
 
-// gccOnly are gcc options that clang rejects (Bazel's gcc toolchain adds them).
+// gccOnly are gcc options that clang rejects (Bazel's gcc toolchain adds them,
+// and rules_cuda passes them on to nvcc's host compiler).
 var gccOnly = map[string]bool{"-fno-canonical-system-headers": true}
+
+// hostOptions are nvcc's -Xcompiler values, less those clang rejects.
+func hostOptions(value string) []string {
+	var out []string
+	for _, o := range strings.Split(value, ",") {
+		if !gccOnly[o] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
 
 // sourceAndOutput finds the operand of -c (or the one source-like operand)
 // and of -o.
@@ -68,7 +80,8 @@ func sourceAndOutput(argv []string) (src, out string) {
 //	-Xcompiler=a,b / -Xcompiler a   -> a b (host options)
 //	-isystem=X                      -> -isystem X
 //	-rdc=true / -dc                 -> -fgpu-rdc
-//	-ccbin, -Xptxas, -lineinfo, --expt-*, -ptx/-cubin/-fatbin: dropped
+//	-ccbin, -Xptxas, -lineinfo, --expt-*, --extended-lambda, --frandom-seed,
+//	-ptx/-cubin/-fatbin: dropped
 //
 // and adds --cuda-path (the toolkit nvcc came from), the toolkit's include
 // directories (nvcc.profile adds include/ and include/cccl), -nocudalib (no
@@ -119,10 +132,10 @@ func convertNvcc(opts []string, dir string) (Entry, bool) {
 			}
 			args = append(args, "-x", lang)
 		case a == "-Xcompiler" || a == "--compiler-options":
-			args = append(args, strings.Split(next(), ",")...)
+			args = append(args, hostOptions(next())...)
 		case strings.HasPrefix(a, "-Xcompiler=") || strings.HasPrefix(a, "--compiler-options="):
 			_, v, _ := strings.Cut(a, "=")
-			args = append(args, strings.Split(v, ",")...)
+			args = append(args, hostOptions(v)...)
 		case strings.HasPrefix(a, "-gencode="):
 			addArch(strings.TrimPrefix(a, "-gencode="))
 		case a == "-gencode" || a == "--generate-code" || a == "-arch" || a == "--gpu-architecture" || a == "-code" || a == "--gpu-code":
@@ -139,8 +152,9 @@ func convertNvcc(opts []string, dir string) (Entry, bool) {
 				args = append(args, "-c")
 			}
 		case a == "-rdc=false" || a == "--relocatable-device-code=false" || a == "-lineinfo" || a == "--generate-line-info" ||
-			strings.HasPrefix(a, "--expt-") || a == "-ptx" || a == "-cubin" || a == "-fatbin" ||
-			strings.HasPrefix(a, "--use_fast_math") || strings.HasPrefix(a, "-use_fast_math"):
+			strings.HasPrefix(a, "--expt-") || a == "--extended-lambda" || a == "-ptx" || a == "-cubin" || a == "-fatbin" ||
+			strings.HasPrefix(a, "--use_fast_math") || strings.HasPrefix(a, "-use_fast_math") ||
+			strings.HasPrefix(a, "--frandom-seed="):
 			// no clang equivalent needed to read the code
 		case a == "-o":
 			e.Output = next()

@@ -1,6 +1,7 @@
 """Python requirements for wheels whose extensions link the CUDA library targets."""
 
-load(":versions.bzl", "CUDA12_LIBRARIES", "CUDA_LIBRARIES")
+load("@cuda_config//:defs.bzl", "CUDA_MAJOR")
+load(":versions.bzl", "CUDA12_LIBRARIES", "CUDA_LIBRARIES", "NCCL12_WHEEL", "NCCL_WHEEL")
 
 def _requirement(spec):
     return "{}=={}".format(spec.wheel, spec.version)
@@ -10,7 +11,7 @@ def _requirement(spec):
 # the CUDA version, and a newer one may need more than the build has: cuRAND
 # 10.4.5 (CUDA 13.5) and cuBLAS 13.10 need libcudart.so.13, which the statically
 # linked runtime does not provide (seen in a fresh venv). For py_wheel's `requires`
-# of a CUDA 13 build; cuda_requirements() follows --@cubridge//toolchains/cuda:version.
+# of a CUDA 13 build; cuda_requirements() follows the toolkit built with (@cuda_config).
 CUDA_REQUIREMENTS = {name: _requirement(spec) for name, spec in CUDA_LIBRARIES.items()}
 
 # The same for CUDA 12 ({"cublas": "nvidia-cublas-cu12==12.4.5.8", ...}).
@@ -23,10 +24,11 @@ def cuda_requirements(names):
       names: keys of CUDA_REQUIREMENTS ("cublas", "curand", ...).
 
     Returns:
-      A select() of requirement lists for py_wheel's `requires`: the -cu12
-      wheels under --@cubridge//toolchains/cuda:version=12, the CUDA 13 ones else.
+      The -cu12 wheels when the toolkit is CUDA 12 (@cuda_config), the CUDA 13 ones else.
     """
-    return select({
-        Label("//toolchains/cuda:version_12"): [CUDA12_REQUIREMENTS[n] for n in names],
-        "//conditions:default": [CUDA_REQUIREMENTS[n] for n in names],
-    })
+    table = CUDA12_REQUIREMENTS if CUDA_MAJOR == "12" else CUDA_REQUIREMENTS
+    return [table[n] for n in names]
+
+# "nvidia-nccl-cu13==2.28.9" (CUDA 12: "nvidia-nccl-cu12==..."): the NCCL wheel
+# the build pins, a requirement pip understands (the Python wheel's `nccl` extra).
+NCCL_REQUIREMENT = "{}=={}".format(*(NCCL12_WHEEL if CUDA_MAJOR == "12" else NCCL_WHEEL)[:2])

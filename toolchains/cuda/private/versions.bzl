@@ -1,21 +1,27 @@
-"""Pinned CUDA 13.0 wheels from the Python package index (hash-checked by pip).
+"""The pinned CUDA toolkits and libraries (hash-checked), per CUDA major.
 
-13.0.x matches the GPU test host's driver (CUDA 13.0); a newer runtime on an
-older driver fails at run time. Bump all of these together.
+CUDA 13.0: wheels of the Python package index, fetched by pip as this machine
+configures it. 13.0.x matches the GPU test host's driver (CUDA 13.0); a newer
+runtime on an older driver fails at run time. Bump all of these together.
+CUDA 12.4: Debian's toolkit packages (below) and the -cu12 library wheels.
 """
 
 CUDA_VERSION = "13.0"
 
-CUDA_WHEELS = {
-    "nvidia-cuda-cccl": ("13.0.85", "e0da7ad981f3a8aff08241b5bfc1af868742a63e2762f53a5171c492ef242649"),
-    "nvidia-cuda-crt": ("13.0.88", "2c8043c7c9e02492716426e9919fc78d2c5b3b2a7a768a88e952676b08aa55a4"),
-    "nvidia-cuda-nvcc": ("13.0.88", "56fe502eb77625a12f25172caa3cdddb4e4c8ba2c8c17dba44b164761b380f03"),
-    "nvidia-cuda-runtime": ("13.0.96", "7f82250d7782aa23b6cfe765ecc7db554bd3c2870c43f3d1821f1d18aebf0548"),
-    "nvidia-nvvm": ("13.0.88", "c5f41ffeb6466944a026dfa5317d7d85355c119bbec279205d22f1869d1054e0"),
-}
+# The toolkit's rules_cuda components and the wheels each comes from:
+# component -> [(wheel, version, sha256), ...]. Every cu13 wheel puts its files
+# under nvidia/cu13/ (bin/, include/, lib/, nvvm/), the layout of NVIDIA's archive
+# of that component. nvcc gets the crt headers too: it compiles the device link's
+# stub with them from its own include/, as a full toolkit has them.
+_CRT = ("nvidia-cuda-crt", "13.0.88", "2c8043c7c9e02492716426e9919fc78d2c5b3b2a7a768a88e952676b08aa55a4")
 
-# Host compilers nvcc 13.0 accepts, best first (Debian sid's default gcc 16 is too new).
-HOST_COMPILERS = ["g++-14", "g++-13", "g++-12", "g++-15", "g++"]
+CUDA_TOOLKIT_WHEELS = {
+    "cccl": [("nvidia-cuda-cccl", "13.0.85", "e0da7ad981f3a8aff08241b5bfc1af868742a63e2762f53a5171c492ef242649")],
+    "crt": [_CRT],
+    "cudart": [("nvidia-cuda-runtime", "13.0.96", "7f82250d7782aa23b6cfe765ecc7db554bd3c2870c43f3d1821f1d18aebf0548")],
+    "nvcc": [("nvidia-cuda-nvcc", "13.0.88", "56fe502eb77625a12f25172caa3cdddb4e4c8ba2c8c17dba44b164761b380f03"), _CRT],
+    "nvvm": [("nvidia-nvvm", "13.0.88", "c5f41ffeb6466944a026dfa5317d7d85355c119bbec279205d22f1869d1054e0")],
+}
 
 # NCCL for the communicators (cuda/include/cubridge/comm.h): headers at build
 # time, libnccl.so.2 loaded at run time. 2.28.9 is built against CUDA 13.0
@@ -25,7 +31,7 @@ NCCL_WHEEL = ("nvidia-nccl-cu13", "2.28.9", "e4553a30f34195f3fa1da02a6da3d6337d2
 # Where every cu13 wheel puts its files in site-packages (and in the repositories).
 CUDA_WHEEL_PREFIX = "nvidia/cu13"
 
-# ---- CUDA 12 (--@cubridge//toolchains/cuda:version=12) ----------------------
+# ---- CUDA 12 (--repo_env=CUBRIDGE_CUDA_TOOLKIT=12) ---------------------------
 #
 # The package index has no CUDA 12 nvcc (nvidia-cuda-nvcc-cu12 carries ptxas
 # only), so the compiler is Debian's non-free nvidia-cuda-toolkit 12.4 (sid),
@@ -38,52 +44,71 @@ CUDA_WHEEL_PREFIX = "nvidia/cu13"
 # the package (Bazel's repository cache keeps the files it already has).
 CUDA12_VERSION = "12.4"
 
-def _deb(package, version, pool, arch, sha256, size_mb, members):
-    """A Debian package: `members` are the paths unpacked; `pool` its directory in the archive."""
-    return struct(
-        package = package,
-        version = version,
-        path = "pool/{}/{}_{}_{}.deb".format(pool, package, version, arch),
-        sha256 = sha256,
-        size_mb = size_mb,
-        members = members,
-    )
+_TOOLKIT_DEB = "non-free/n/nvidia-cuda-toolkit/nvidia-cuda-toolkit_12.4.131~12.4.1-8.2+b1_amd64.deb"
+_TOOLKIT_DEB_SHA256 = "04563e129c3b422f5bdcc73cfff2e2a20e286f327b48d808051ada7c0aeb3f7c"
+_DEV_DEB = "non-free/n/nvidia-cuda-toolkit/nvidia-cuda-dev_12.4.127~12.4.1-8.2+b1_amd64.deb"  # 934 MB
+_DEV_DEB_SHA256 = "e883a2cfd12017b687bacc31c54ca8c54a2c81a0bd087a2d7db3781129414de5"
 
-CUDA12_DEBS = [
-    _deb(
-        "nvidia-cuda-toolkit",
-        "12.4.131~12.4.1-8.2+b1",
-        pool = "non-free/n/nvidia-cuda-toolkit",
-        arch = "amd64",
-        sha256 = "04563e129c3b422f5bdcc73cfff2e2a20e286f327b48d808051ada7c0aeb3f7c",
-        size_mb = 87,
-        members = ["./usr/bin", "./usr/lib/nvidia-cuda-toolkit/bin", "./usr/lib/nvidia-cuda-toolkit/libdevice"],
-    ),
-    _deb(
-        "nvidia-cuda-dev",
-        "12.4.127~12.4.1-8.2+b1",
-        pool = "non-free/n/nvidia-cuda-toolkit",
-        arch = "amd64",
-        sha256 = "e883a2cfd12017b687bacc31c54ca8c54a2c81a0bd087a2d7db3781129414de5",
-        size_mb = 934,
-        members = [
-            "./usr/include",
-            "./usr/lib/x86_64-linux-gnu/libcudart_static.a",
-            "./usr/lib/x86_64-linux-gnu/libcudadevrt.a",
-        ],
-    ),
-] + [
-    # CCCL 2.5.0: three header-only packages of one Debian source.
-    _deb(package, "2.5.0-1", pool = "main/c/cccl", arch = "all", sha256 = sha256, size_mb = 1, members = ["./usr/include"])
-    for package, sha256 in [
-        ("libcu++-dev", "0e9c017ca733e9ae768937354fccce2356d359e78948a250813517fcff2a46f0"),
-        ("libcub-dev", "3eda29bbace0ee5fc4d4b55bcdd3579cd8b4f04d00a87d45173f4960f607d3be"),
-        ("libthrust-dev", "19dd83a2fb13b1f71b092d99f5c83555b64fa2dae91c6627eed7ad84d7858a30"),
-    ]
-]
+# CCCL 2.5.0: three header-only packages of one Debian source.
+_CCCL_DEBS = {
+    "main/c/cccl/libcu++-dev_2.5.0-1_all.deb": "0e9c017ca733e9ae768937354fccce2356d359e78948a250813517fcff2a46f0",
+    "main/c/cccl/libcub-dev_2.5.0-1_all.deb": "3eda29bbace0ee5fc4d4b55bcdd3579cd8b4f04d00a87d45173f4960f607d3be",
+    "main/c/cccl/libthrust-dev_2.5.0-1_all.deb": "19dd83a2fb13b1f71b092d99f5c83555b64fa2dae91c6627eed7ad84d7858a30",
+}
 
-# nvcc 12.4 accepts gcc <= 13 (tools/bazel's rootfs has g++-13 for it).
-CUDA12_HOST_COMPILERS = ["g++-13", "g++-12", "g++-11"]
+# Debian's nvcc, laid out as NVIDIA's nvcc archive: cicc and libdevice in nvvm/.
+_NVCC12_PROFILE = """\
+# Written by cubridge: Debian's nvcc 12.4, laid out as NVIDIA's nvcc archive.
+TOP              = $(_HERE_)/..
+NVVMIR_LIBRARY_DIR = $(TOP)/nvvm/libdevice
+LD_LIBRARY_PATH += $(TOP)/lib:
+PATH            += $(TOP)/nvvm/bin:$(_HERE_):
+INCLUDES        +=  "-I$(TOP)/include" $(_SPACE_)
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/lib"
+CUDAFE_FLAGS    +=
+PTXAS_FLAGS     +=
+"""
+
+def _taken(pairs):
+    return " ".join(["{}={}".format(src, dest) for src, dest in pairs])
+
+# component -> struct(debs = {pool path: "SHA256 SRC=DEST ..."}, files = {...}):
+# what cuda_deb_component takes from each package. All the toolkit's headers sit
+# in the nvcc component (rules_cuda adds nvcc's headers to every cudart user).
+CUDA12_TOOLKIT_DEBS = {
+    "cccl": struct(
+        debs = {
+            path: sha256 + " " + _taken([("/usr/include", "include")] + (
+                [("/usr/share/doc/libcub-dev/copyright", "LICENSE")] if "libcub-dev" in path else []
+            ))
+            for path, sha256 in _CCCL_DEBS.items()
+        },
+        files = {},
+    ),
+    "cudart": struct(
+        debs = {_DEV_DEB: _DEV_DEB_SHA256 + " " + _taken([
+            ("/usr/lib/x86_64-linux-gnu/" + lib, "lib/" + lib)
+            for lib in ["libcudart_static.a", "libcudadevrt.a", "libculibos.a"]
+        ] + [("/usr/share/doc/nvidia-cuda-dev/copyright", "LICENSE")])},
+        files = {},
+    ),
+    "nvcc": struct(
+        debs = {
+            _DEV_DEB: _DEV_DEB_SHA256 + " " + _taken([("/usr/include", "include")]),
+            _TOOLKIT_DEB: _TOOLKIT_DEB_SHA256 + " " + _taken([
+                ("/usr/bin/" + tool, "bin/" + tool)
+                for tool in ["bin2c", "cu++filt", "cudafe++", "cuobjdump", "fatbinary", "nvdisasm", "nvlink", "nvprune", "ptxas"]
+            ] + [
+                ("/usr/lib/nvidia-cuda-toolkit/bin/nvcc", "bin/nvcc"),
+                ("/usr/lib/nvidia-cuda-toolkit/bin/crt", "bin/crt"),
+                ("/usr/lib/nvidia-cuda-toolkit/bin/cicc", "nvvm/bin/cicc"),
+                ("/usr/lib/nvidia-cuda-toolkit/libdevice", "nvvm/libdevice"),
+                ("/usr/share/doc/nvidia-cuda-toolkit/copyright", "LICENSE"),
+            ]),
+        },
+        files = {"bin/nvcc.profile": _NVCC12_PROFILE},
+    ),
+}
 
 # NCCL built for CUDA 12 (libnccl.so.2 loaded at run time, as for CUDA 13).
 NCCL12_WHEEL = ("nvidia-nccl-cu12", "2.28.9", "485776daa8447da5da39681af455aa3b2c2586ddcf4af8772495e7c532c7e5ab")

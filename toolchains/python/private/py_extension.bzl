@@ -1,14 +1,15 @@
 """py_extension: C/C++ sources plus CcInfo deps -> an importable CPython extension.
 
-A macro over cc_binary(linkshared = True): the shared object exports only
-PyInit_<name> (a version script hides the rest, the static CUDA runtime and
-libstdc++ included), then is placed at <package>/<module path><suffix>, where
-the suffix is .abi3.so for the limited API and the interpreter's EXT_SUFFIX
-otherwise. Use the target in `data` of a py_library whose `imports` makes the
-module's top-level package importable.
+A macro over cc_binary(linkshared = True) with the headers of rules_python's
+Python toolchain (@rules_python//python/cc:current_py_cc_headers): the shared
+object exports only PyInit_<name> (a version script hides the rest, the static
+CUDA runtime and libstdc++ included), then is placed at <package>/<module
+path><suffix>, where the suffix is .abi3.so for the limited API and .so
+otherwise (a name every CPython imports). Use the target in `data` of a
+py_library whose `imports` makes the module's top-level package importable.
+rules_python has no rule for extension modules yet (its py_cc_toolchain gives
+the headers); this is the layer that would be one.
 """
-
-load("@python_headers//:defs.bzl", "EXT_SUFFIX")
 
 def _hex2(n):
     digits = "0123456789ABCDEF"
@@ -47,7 +48,7 @@ def py_extension(name, module, srcs, deps = [], copts = [], linkopts = [], limit
       **kwargs: visibility, tags, testonly, ...
     """
     leaf = module.rsplit(".", 1)[-1]
-    suffix = ".abi3.so" if limited_api else EXT_SUFFIX
+    suffix = ".abi3.so" if limited_api else ".so"
     api_copts = ["-DPy_LIMITED_API=" + _limited_api_hex(limited_api)] if limited_api else []
     native.genrule(
         name = name + "_exports",
@@ -58,12 +59,12 @@ def py_extension(name, module, srcs, deps = [], copts = [], linkopts = [], limit
     native.cc_binary(
         name = name + "_so",
         srcs = srcs,
-        deps = deps + [Label("@python_headers//:headers")],
+        deps = deps + [Label("@rules_python//python/cc:current_py_cc_headers")],
         # Optimized unless --compilation_mode=dbg, as cuda_library compiles
         # (and as setuptools builds extensions): Bazel's default fastbuild mode
         # compiles C at -O0, which made every call's argument handling slower.
         copts = select({
-            Label("//toolchains/python/private:dbg"): [],
+            Label("//toolchains/cc:dbg"): [],
             "//conditions:default": ["-O2"],
         }) + copts + api_copts + ["-fvisibility=hidden"],
         linkopts = linkopts + ["-Wl,--version-script=$(location :%s_exports)" % name],

@@ -1,113 +1,47 @@
-"""py_wheel: a reproducible wheel from py_library targets (and their extensions).
+"""py_wheel: rules_python's py_wheel, under the platform tag its native code needs.
 
-rules_python's own py_wheel needs its tools/ package, which the offline Debian
-copy of rules_python lacks; this rule keeps its vocabulary (distribution,
-version, python_tag, abi, platform, strip_path_prefixes, ...) and writes the
-wheel with //toolchains/python/wheelmaker (sorted entries, fixed timestamps, RECORD).
+rules_python's py_wheel writes the wheel (METADATA, RECORD, fixed time stamps)
+but names it at analysis time, before any extension is built, so it takes the
+platform tag as written. This layer builds it with the generic tag of the
+architecture (linux_x86_64), then `wheelcheck retag` (toolchains/python/wheelcheck)
+rewrites it under the tag the shared objects need: manylinux_X_Y_ARCH, X.Y the
+newest GLIBC_ symbol version any of them imports, and "any" without native code.
+A written `platform` is checked the same way instead: one that allows an older
+glibc than the code needs, names another architecture, or says "any" for native
+code fails the build. Since the file name is known only after the build, the
+wheel is the one file in the directory `<name>/` (PyWheelInfo.name_file holds
+its name), as rules_python's own `.dist` target does for stamped names.
 
-The platform tag is checked against the native code at build time by
-`//toolchains/python/wheelcheck tag` (the newest GLIBC_X.Y symbol version any shared
-object imports, and its architecture): `platform = "auto"` takes the derived
-tag, a hand-written tag that allows an older glibc than the code needs, names
-another architecture, or says "any" for native code fails the build.
+The upstream change that would remove the layer: a py_wheel platform tag
+derived at execution time (a `platform` read from a file).
 """
 
+load("@rules_python//python:packaging.bzl", rules_python_py_package = "py_package", rules_python_py_wheel = "py_wheel")
 load(":providers.bzl", "PyWheelInfo")
 
-def _wheel_name(ctx):
-    escaped = ctx.attr.distribution.replace("-", "_")
-    return "{}-{}-{}-{}-{}.whl".format(escaped, ctx.attr.version, ctx.attr.python_tag, ctx.attr.abi, ctx.attr.platform)
-
-def _platform_file(ctx, objects):
-    """An action deriving (auto) or checking (hand-written) the platform tag."""
-    out = ctx.actions.declare_file(ctx.label.name + ".platform")
+def _wheel_platform_impl(ctx):
+    untagged = ctx.file.wheel
+    out_dir = ctx.actions.declare_directory(ctx.label.name)
+    name_file = ctx.actions.declare_file(ctx.label.name + ".name")
+    platform_file = ctx.actions.declare_file(ctx.label.name + ".platform")
     args = ctx.actions.args()
-    args.add("tag")
-    args.add("-expect", ctx.attr.platform)
-    args.add("-out", out)
-    args.add_all(objects)
+    args.add("retag")
+    args.add("-platform", ctx.attr.platform)
+    args.add("-out-dir", out_dir.path)
+    args.add("-name-out", name_file)
+    args.add("-platform-out", platform_file)
+    args.add(untagged)
     ctx.actions.run(
         executable = ctx.executable._wheelcheck,
         arguments = [args],
-        inputs = objects,
-        outputs = [out],
+        inputs = [untagged],
+        outputs = [out_dir, name_file, platform_file],
         mnemonic = "PyWheelPlatform",
         progress_message = ("Deriving" if ctx.attr.platform == "auto" else "Checking") +
                            " the platform tag of %{label}",
     )
-    return out
-
-def _archive_path(f, prefixes):
-    if f.short_path.startswith("../"):
-        return None  # other repositories' files (interpreters, rules) stay out
-    for prefix in prefixes:
-        if f.short_path.startswith(prefix + "/"):
-            return f.short_path[len(prefix) + 1:]
-    return None if prefixes else f.short_path
-
-def _py_wheel_impl(ctx):
-    files = depset(transitive = [d[DefaultInfo].default_runfiles.files for d in ctx.attr.deps] +
-                                [d[DefaultInfo].files for d in ctx.attr.deps])
-    lines = []
-    inputs = []
-    for f in files.to_list():
-        path = _archive_path(f, ctx.attr.strip_path_prefixes)
-        if path:
-            lines.append(path + "\t" + f.path)
-            inputs.append(f)
-    if not lines:
-        fail("py_wheel: no files under {} in deps".format(ctx.attr.strip_path_prefixes))
-    manifest = ctx.actions.declare_file(ctx.label.name + ".manifest")
-    ctx.actions.write(manifest, "\n".join(sorted(lines)) + "\n")
-
-    headers = ["Summary: " + ctx.attr.summary] if ctx.attr.summary else []
-    headers += ["Home-page: " + ctx.attr.homepage] if ctx.attr.homepage else []
-    headers += ["Author: " + ctx.attr.author] if ctx.attr.author else []
-    headers += ["License: " + ctx.attr.license] if ctx.attr.license else []
-    headers += ["Requires-Python: " + ctx.attr.python_requires] if ctx.attr.python_requires else []
-    headers += ["Classifier: " + c for c in ctx.attr.classifiers]
-    headers += ["Requires-Dist: " + r for r in ctx.attr.requires]
-    for extra, reqs in sorted(ctx.attr.extra_requires.items()):
-        headers.append("Provides-Extra: " + extra)
-        headers += ['Requires-Dist: {}; extra == "{}"'.format(r, extra) for r in reqs]
-    metadata = ctx.actions.declare_file(ctx.label.name + ".metadata")
-    ctx.actions.write(metadata, "".join([h + "\n" for h in headers]))
-
-    auto = ctx.attr.platform == "auto"
-    objects = [f for f in inputs if f.basename.endswith(".so") or ".so." in f.basename]
-    platform_file = _platform_file(ctx, objects) if auto or objects else None
-    name_file = ctx.actions.declare_file(ctx.label.name + ".name")
-    if auto:
-        # The file name is known only after the build: a directory holds the wheel.
-        wheel = ctx.actions.declare_directory(ctx.label.name)
-    else:
-        wheel = ctx.actions.declare_file(_wheel_name(ctx))
-    args = ctx.actions.args()
-    args.add("-out", wheel.path)
-    args.add("-name", ctx.attr.distribution)
-    args.add("-version", ctx.attr.version)
-    if auto:
-        args.add("-tag", "-".join([ctx.attr.python_tag, ctx.attr.abi]))
-        args.add("-platform-file", platform_file)
-    else:
-        args.add("-tag", "-".join([ctx.attr.python_tag, ctx.attr.abi, ctx.attr.platform]))
-    args.add("-name-out", name_file)
-    args.add("-metadata", metadata)
-    args.add("-files", manifest)
-    if ctx.file.description_file:
-        args.add("-description", ctx.file.description_file)
-        inputs.append(ctx.file.description_file)
-    ctx.actions.run(
-        executable = ctx.executable._wheelmaker,
-        arguments = [args],
-        # The platform file gates the wheel: a wrong hand-written tag fails first.
-        inputs = inputs + [manifest, metadata] + ([platform_file] if platform_file else []),
-        outputs = [wheel, name_file],
-        mnemonic = "PyWheel",
-        progress_message = "Writing wheel %{label}",
-    )
     return [
-        DefaultInfo(files = depset([wheel])),
+        DefaultInfo(files = depset([out_dir]), runfiles = ctx.runfiles(files = [out_dir])),
         OutputGroupInfo(wheel_name = depset([name_file])),
         PyWheelInfo(
             abi = ctx.attr.abi,
@@ -117,41 +51,84 @@ def _py_wheel_impl(ctx):
             platform_file = platform_file,
             python_tag = ctx.attr.python_tag,
             version = ctx.attr.version,
-            wheel = wheel,
+            wheel = out_dir,
         ),
     ]
 
-py_wheel = rule(
-    implementation = _py_wheel_impl,
+_wheel_platform = rule(
+    implementation = _wheel_platform_impl,
     attrs = {
-        "abi": attr.string(default = "none", doc = "ABI tag: `none`, `abi3`, `cp312`, ..."),
-        "author": attr.string(doc = "`Author` metadata."),
-        "classifiers": attr.string_list(doc = "`Classifier` metadata lines."),
-        "deps": attr.label_list(doc = "py_library / py_extension targets whose files (and runfiles) go in."),
-        "description_file": attr.label(allow_single_file = True, doc = "Long description (Markdown)."),
-        "distribution": attr.string(mandatory = True, doc = "Distribution name (mandatory)."),
-        "extra_requires": attr.string_list_dict(doc = "Optional extras: name -> requirements (`pip install dist[name]`)."),
-        "homepage": attr.string(doc = "`Home-page` metadata."),
-        "license": attr.string(doc = "`License` metadata."),
-        "platform": attr.string(
-            default = "any",
-            doc = "Platform tag. `\"auto\"`: derived at build time from the native code " +
-                  "(manylinux_X_Y_ARCH, X.Y the newest GLIBC_ symbol version imported; `any` " +
-                  "without native code); the wheel is then the one file in the directory " +
-                  "`<name>/`. A hand-written tag is checked the same way and fails the build " +
-                  "when it allows an older glibc than the code needs or names another architecture.",
-        ),
-        "python_requires": attr.string(doc = "`Requires-Python` metadata."),
-        "python_tag": attr.string(default = "py3", doc = "Python tag: `py3`, `cp311`, ..."),
-        "requires": attr.string_list(doc = "`Requires-Dist` lines."),
-        "strip_path_prefixes": attr.string_list(doc = "Only files under these package paths go in, with the prefix removed."),
-        "summary": attr.string(doc = "`Summary` metadata."),
-        "version": attr.string(mandatory = True, doc = "Distribution version (mandatory)."),
+        "abi": attr.string(),
+        "distribution": attr.string(),
+        "platform": attr.string(mandatory = True),
+        "python_tag": attr.string(),
+        "version": attr.string(),
+        "wheel": attr.label(allow_single_file = [".whl"], mandatory = True),
         "_wheelcheck": attr.label(default = Label("//toolchains/python/wheelcheck"), executable = True, cfg = "exec"),
-        "_wheelmaker": attr.label(default = Label("//toolchains/python/wheelmaker"), executable = True, cfg = "exec"),
     },
     provides = [PyWheelInfo],
-    doc = """A reproducible wheel (sorted entries, fixed timestamps, `RECORD`) of the files of
-py_library / py_extension targets, written by cubridge's toolchains/python/wheelmaker. Returns
-PyWheelInfo; the output group `wheel_name` holds a file with the wheel's file name.""",
 )
+
+# rules_python's placeholder tag per CPU, refined by retag.
+_GENERIC_PLATFORM = select({
+    "@platforms//cpu:aarch64": "linux_aarch64",
+    "//conditions:default": "linux_x86_64",
+})
+
+def py_wheel(
+        name,
+        distribution,
+        version,
+        deps = [],
+        platform = "auto",
+        python_tag = "py3",
+        abi = "none",
+        strip_path_prefixes = [],
+        packages = [],
+        **kwargs):
+    """A wheel of py_library / py_extension targets, tagged for its native code.
+
+    Args:
+      name: the wheel's directory `<name>/` (holding the one .whl).
+      distribution: distribution name (selects allowed).
+      version: distribution version.
+      deps: py_library targets; their files, data (extensions) and runfiles go in.
+      platform: "auto" (default: derived from the native code) or a tag to check.
+      python_tag: "py3", "cp311", ...
+      abi: "none", "abi3", "cp312", ...
+      strip_path_prefixes: package paths removed from the files' paths in the wheel.
+      packages: only files of these Python packages (dotted) go in (rules_python's py_package).
+      **kwargs: rules_python py_wheel metadata: summary, description_file, requires,
+        extra_requires, python_requires, classifiers, author, homepage, license, ...;
+        and visibility, tags, testonly.
+    """
+    common = {k: v for k, v in kwargs.items() if k in ["tags", "testonly"]}
+    rules_python_py_package(
+        name = name + "_files",
+        deps = deps,
+        packages = packages,
+        visibility = ["//visibility:private"],
+        **common
+    )
+    rules_python_py_wheel(
+        name = name + "_untagged",
+        distribution = distribution,
+        version = version,
+        python_tag = python_tag,
+        abi = abi,
+        platform = _GENERIC_PLATFORM,
+        strip_path_prefixes = strip_path_prefixes,
+        deps = [":" + name + "_files"],
+        visibility = ["//visibility:private"],
+        **{k: v for k, v in kwargs.items() if k != "visibility"}
+    )
+    _wheel_platform(
+        name = name,
+        wheel = ":" + name + "_untagged",
+        platform = platform,
+        distribution = distribution,
+        version = version,
+        python_tag = python_tag,
+        abi = abi,
+        **{k: v for k, v in kwargs.items() if k in ["tags", "testonly", "visibility"]}
+    )

@@ -1,8 +1,8 @@
-"""pytest_test: a py_test that runs pytest over its test files."""
+"""pytest_test: a rules_python py_test that runs pytest over its test files."""
 
 load("@rules_python//python:defs.bzl", "py_test")
 
-def pytest_test(name, srcs, args = [], data = [], **kwargs):
+def pytest_test(name, srcs, args = [], data = [], deps = [], pytest = "@pypi//pytest", **kwargs):
     """Runs pytest on `srcs` (test files; conftest.py may be among them).
 
     Args:
@@ -10,7 +10,10 @@ def pytest_test(name, srcs, args = [], data = [], **kwargs):
       srcs: test files, passed to pytest.
       args: extra pytest arguments.
       data: run-time files.
-      **kwargs: passed to py_test (deps, env, size, tags, ...).
+      deps: py_library targets the tests import.
+      pytest: the pytest library, from the calling module's pip hub (pip.parse):
+        "@pypi//pytest" unless it names its hub otherwise.
+      **kwargs: passed to py_test (env, size, tags, ...).
     """
     main = Label("//toolchains/python/private:pytest_main.py")
     py_test(
@@ -19,6 +22,7 @@ def pytest_test(name, srcs, args = [], data = [], **kwargs):
         main = main,
         args = ["$(rootpath %s)" % s for s in srcs if not s.endswith("conftest.py")] + args,
         data = data,
+        deps = deps + [pytest],
         # No __init__.py made up in the runfiles: the test directory imports as
         # it does from a checkout (pytest puts it on sys.path, so test modules
         # can import helper modules beside them).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"debug/elf"
 	"flag"
 	"fmt"
@@ -27,20 +28,25 @@ func readObject(file string) (objectNeeds, error) {
 	if err != nil {
 		return objectNeeds{}, err
 	}
+	return objectFromBytes(path.Base(file), data)
+}
+
+// objectFromBytes is readObject for a shared object already read (from a wheel).
+func objectFromBytes(name string, data []byte) (objectNeeds, error) {
 	needs, err := inspect(data)
 	if err != nil {
-		return objectNeeds{}, fmt.Errorf("%s: %w", file, err)
+		return objectNeeds{}, fmt.Errorf("%s: %w", name, err)
 	}
-	f, err := elf.Open(file)
+	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
-		return objectNeeds{}, err
+		return objectNeeds{}, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
 	arch, ok := elfArch[f.Machine]
 	if !ok {
-		return objectNeeds{}, fmt.Errorf("%s: no wheel platform for machine %v", file, f.Machine)
+		return objectNeeds{}, fmt.Errorf("%s: no wheel platform for machine %v", name, f.Machine)
 	}
-	return objectNeeds{name: path.Base(file), arch: arch, glibc: needs.glibc}, nil
+	return objectNeeds{name: name, arch: arch, glibc: needs.glibc}, nil
 }
 
 // deriveTag is the platform tag that the shared objects need: manylinux_X_Y_ARCH

@@ -8,9 +8,11 @@
 //
 //	wheelcheck WHEEL...                           check wheels
 //	wheelcheck tag [-expect TAG] [-out FILE] SO...  the platform tag shared objects need
+//	wheelcheck retag -platform TAG|auto -out-dir DIR WHEEL  the wheel under that tag
 //
-// The tag mode serves py_wheel's platform = "auto" (and checks a hand-written
-// platform): manylinux_X_Y_ARCH from the newest GLIBC_X.Y symbol version.
+// The tag is manylinux_X_Y_ARCH from the newest GLIBC_X.Y symbol version; retag
+// serves cubridge's py_wheel, which derives it (platform = "auto") or checks a
+// hand-written one for a wheel that rules_python's py_wheel wrote.
 package main
 
 import (
@@ -25,9 +27,10 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "tag" {
-		if err := tagMain(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "wheelcheck tag:", err)
+	if len(os.Args) > 1 && (os.Args[1] == "tag" || os.Args[1] == "retag") {
+		run := map[string]func([]string) error{"tag": tagMain, "retag": retagMain}[os.Args[1]]
+		if err := run(os.Args[2:]); err != nil {
+			fmt.Fprintf(os.Stderr, "wheelcheck %s: %v\n", os.Args[1], err)
 			os.Exit(1)
 		}
 		return
