@@ -3,6 +3,7 @@ package saxpy
 import (
 	"testing"
 
+	"github.com/cubridge/cubridge/go/cubridge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,4 +36,15 @@ func TestSaxpyErrors(t *testing.T) {
 
 func TestBackend(t *testing.T) {
 	assert.Contains(t, []string{"cuda", "cpu"}, Backend())
+}
+
+// The kernel gives what cubridge's own axpy gives (cubridge's Go package,
+// through its rules_go target @cubridge//go/cubridge).
+func TestSaxpyMatchesCubridge(t *testing.T) {
+	x := []float32{0.5, -1, 2, 1e3}
+	mine := []float32{1, 2, 3, 4}
+	theirs := append([]float32(nil), mine...)
+	require.NoError(t, Saxpy(3, x, mine))
+	require.NoError(t, cubridge.Axpy(float32(3), x, theirs))
+	assert.Equal(t, theirs, mine)
 }

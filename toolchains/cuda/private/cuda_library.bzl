@@ -160,7 +160,7 @@ def _cuda_target(
     if rules_cuda_rule == rules_cuda_library:
         nvcc_only = dict(host_linkopts = linkopts, alwayslink = alwayslink, rdc = rdc)
     else:
-        nvcc_only = dict(deps = deps + ["@rules_cuda//cuda:runtime"])
+        nvcc_only = dict(deps = deps + [Label("@rules_cuda//cuda:runtime")])
     rules_cuda_rule(
         name = name + "_nvcc",
         copts = copts,
@@ -176,7 +176,7 @@ def _cuda_target(
         linkopts = linkopts,
         alwayslink = alwayslink,
         target_compatible_with = select({
-            "@rules_cuda//cuda:is_enabled": ["@platforms//:incompatible"],
+            Label("@rules_cuda//cuda:is_enabled"): [Label("@platforms//:incompatible")],
             "//conditions:default": [],
         }) + target_compatible_with,
         **common
@@ -184,7 +184,7 @@ def _cuda_target(
     native.alias(
         name = name,
         actual = select({
-            "@rules_cuda//cuda:is_enabled": name + "_nvcc",
+            Label("@rules_cuda//cuda:is_enabled"): name + "_nvcc",
             "//conditions:default": name + "_cpu",
         }),
         **kwargs

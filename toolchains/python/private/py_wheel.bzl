@@ -71,7 +71,7 @@ _wheel_platform = rule(
 
 # rules_python's placeholder tag per CPU, refined by retag.
 _GENERIC_PLATFORM = select({
-    "@platforms//cpu:aarch64": "linux_aarch64",
+    Label("@platforms//cpu:aarch64"): "linux_aarch64",
     "//conditions:default": "linux_x86_64",
 })
 

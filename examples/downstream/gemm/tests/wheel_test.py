@@ -3,7 +3,7 @@
 import os
 import zipfile
 
-# The exact wheels built with, per --@cubridge//toolchains/cuda:version (cuda_requirements).
+# The exact wheels built with, per CUDA major (cuda_requirements).
 REQUIRES = {
     "13": ["nvidia-cublas==13.1.0.3", "nvidia-curand==10.4.0.35"],
     "12": ["nvidia-cublas-cu12==12.4.5.8", "nvidia-curand-cu12==10.3.5.147"],
@@ -11,7 +11,10 @@ REQUIRES = {
 
 
 def test_wheel_requires_the_nvidia_wheels():
-    wheel = os.environ["MYGEMM_WHEEL"]
+    # The one .whl in the directory py_wheel writes (its platform tag is derived).
+    wheels = [os.path.join(os.environ["MYGEMM_WHEEL"], n) for n in os.listdir(os.environ["MYGEMM_WHEEL"])]
+    assert len(wheels) == 1 and wheels[0].endswith(".whl"), wheels
+    wheel = wheels[0]
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         metadata = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
