@@ -236,7 +236,7 @@ cuda_deb_component = repository_rule(
         "component": attr.string(mandatory = True),
         "debs": attr.string_dict(
             mandatory = True,
-            doc = "Pool path of each package -> \"SHA256 SRC=DEST ...\": its sha256, then the " +
+            doc = "Path of each package in the archive (pool/...) -> \"SHA256 SRC=DEST ...\": its sha256, then the " +
                   "paths taken from it (absolute in the package) and where they go in the component.",
         ),
         "files": attr.string_dict(doc = "Files written into the component: path -> content."),

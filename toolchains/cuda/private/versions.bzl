@@ -44,16 +44,16 @@ CUDA_WHEEL_PREFIX = "nvidia/cu13"
 # the package (Bazel's repository cache keeps the files it already has).
 CUDA12_VERSION = "12.4"
 
-_TOOLKIT_DEB = "non-free/n/nvidia-cuda-toolkit/nvidia-cuda-toolkit_12.4.131~12.4.1-8.2+b1_amd64.deb"
+_TOOLKIT_DEB = "pool/non-free/n/nvidia-cuda-toolkit/nvidia-cuda-toolkit_12.4.131~12.4.1-8.2+b1_amd64.deb"
 _TOOLKIT_DEB_SHA256 = "04563e129c3b422f5bdcc73cfff2e2a20e286f327b48d808051ada7c0aeb3f7c"
-_DEV_DEB = "non-free/n/nvidia-cuda-toolkit/nvidia-cuda-dev_12.4.127~12.4.1-8.2+b1_amd64.deb"  # 934 MB
+_DEV_DEB = "pool/non-free/n/nvidia-cuda-toolkit/nvidia-cuda-dev_12.4.127~12.4.1-8.2+b1_amd64.deb"  # 934 MB
 _DEV_DEB_SHA256 = "e883a2cfd12017b687bacc31c54ca8c54a2c81a0bd087a2d7db3781129414de5"
 
 # CCCL 2.5.0: three header-only packages of one Debian source.
 _CCCL_DEBS = {
-    "main/c/cccl/libcu++-dev_2.5.0-1_all.deb": "0e9c017ca733e9ae768937354fccce2356d359e78948a250813517fcff2a46f0",
-    "main/c/cccl/libcub-dev_2.5.0-1_all.deb": "3eda29bbace0ee5fc4d4b55bcdd3579cd8b4f04d00a87d45173f4960f607d3be",
-    "main/c/cccl/libthrust-dev_2.5.0-1_all.deb": "19dd83a2fb13b1f71b092d99f5c83555b64fa2dae91c6627eed7ad84d7858a30",
+    "pool/main/c/cccl/libcu++-dev_2.5.0-1_all.deb": "0e9c017ca733e9ae768937354fccce2356d359e78948a250813517fcff2a46f0",
+    "pool/main/c/cccl/libcub-dev_2.5.0-1_all.deb": "3eda29bbace0ee5fc4d4b55bcdd3579cd8b4f04d00a87d45173f4960f607d3be",
+    "pool/main/c/cccl/libthrust-dev_2.5.0-1_all.deb": "19dd83a2fb13b1f71b092d99f5c83555b64fa2dae91c6627eed7ad84d7858a30",
 }
 
 # Debian's nvcc, laid out as NVIDIA's nvcc archive: cicc and libdevice in nvvm/.
