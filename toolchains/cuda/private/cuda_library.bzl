@@ -3,10 +3,10 @@
 `name` is an alias of one of two targets, picked by rules_cuda's own switch:
   name_nvcc  rules_cuda's cuda_library (--@rules_cuda//cuda:enable=true, the
              default): nvcc, the archs of --@rules_cuda//cuda:archs, rdc, ...;
-  name_cpu   cuda_cpu_library (--@rules_cuda//cuda:enable=false: no CUDA toolkit
-             at all): the .cu files compiled as C++ by the cc toolchain against
-             CUDA-less headers (toolchains/cuda/none), for code whose kernels also
-             run on the CPU (CUBRIDGE_NO_CUDA is defined; put
+  name_cpu   (--@rules_cuda//cuda:enable=false: no CUDA toolkit at all) a
+             cc_library of the .cu files as C++ (a .cc per .cu that includes
+             it) against CUDA-less headers (toolchains/cuda/none), for code whose
+             kernels also run on the CPU (CUBRIDGE_NO_CUDA is defined; put
              `#if !defined(CUBRIDGE_NO_CUDA)` around `<<<...>>>` launches).
 Each is incompatible in the other mode, so `bazel build //...` builds one.
 rules_cuda makes the other targets incompatible when disabled; this is the layer
@@ -17,7 +17,6 @@ Both link what --@rules_cuda//cuda:runtime names: cubridge sets it to
 runtime, glibc shims; toolchains/cuda/BUILD.bazel).
 """
 
-load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain", "use_cpp_toolchain")
 load("@rules_cuda//cuda:defs.bzl", "requires_cuda", rules_cuda_library = "cuda_library", rules_cuda_objects = "cuda_objects")
 
 _HEADER_EXTENSIONS = [".h", ".hh", ".hpp", ".cuh", ".inc"]
@@ -31,100 +30,56 @@ _HOST_OPT = select({
     "//conditions:default": ["-O3", "-g0"],
 })
 
-def _is_header(f):
-    return any([f.basename.endswith(ext) for ext in _HEADER_EXTENSIONS])
+# The CPU build: a .cc file per .cu that includes it, compiled by the cc
+# toolchain with cuda_runtime.h pre-included, as nvcc does.
+_CPU_COPTS = ["-std=c++17", "-include", "cuda_runtime.h", "-Wno-unknown-pragmas"]
 
-def _stem(ctx, src):
-    """The source's path below the package, without extension: a/k.cu and b/k.cu stay apart."""
-    package = "/".join([p for p in [ctx.label.workspace_root, ctx.label.package] if p])
-    path = src.path[len(src.root.path) + 1:] if src.root.path else src.path
-    rel = path[len(package) + 1:] if package and path.startswith(package + "/") else src.basename
-    return rel.rsplit(".", 1)[0]
+def _is_header(name):
+    return any([name.endswith(ext) for ext in _HEADER_EXTENSIONS])
 
-def _include_dirs(ctx, dirs):
-    out = []
-    for d in dirs:
-        path = "/".join([p for p in [ctx.label.workspace_root, ctx.label.package, d] if p and p != "."])
-        out.append(path or ".")
-        out.append(ctx.bin_dir.path + "/" + path if path else ctx.bin_dir.path)
-    return out
+def _cu_as_cc_impl(ctx):
+    """One <stem>.cc per .cu source: `#include "<its path in its repository>"`.
+
+    Including the .cu (instead of compiling a copy) keeps everything that points
+    at it: its own directory for its quoted includes, its file name in errors,
+    debug information and coverage.
+    """
+    outputs = []
+    for src in ctx.files.srcs:
+        path = src.path.removeprefix(src.owner.workspace_root + "/") if src.owner.workspace_root else src.path
+        out = ctx.actions.declare_file("_cpu/{}/{}.cc".format(ctx.label.name, path.removesuffix(".cu")))
+        ctx.actions.write(out, "// The CPU build of {} (cubridge's cuda_library).\n#include \"{}\"\n".format(path, path))
+        outputs.append(out)
+    return [DefaultInfo(files = depset(outputs))]
+
+_cu_as_cc = rule(
+    implementation = _cu_as_cc_impl,
+    attrs = {"srcs": attr.label_list(allow_files = [".cu"])},
+)
 
 def _cuda_cpu_library_impl(ctx):
-    cc_toolchain = find_cpp_toolchain(ctx)
-    feature_configuration = cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features,
-        unsupported_features = ctx.disabled_features,
-    )
-    deps = [d[CcInfo] for d in ctx.attr.deps + [ctx.attr._runtime]]
-    private_hdrs = [f for f in ctx.files.srcs if _is_header(f)]
-    cxx_srcs = []
-    quote_includes = {}
-    for src in [f for f in ctx.files.srcs if not _is_header(f)]:
-        # cc_common.compile wants a C++ extension; quote includes of the source's
-        # own directory still resolve through -iquote.
-        cc = ctx.actions.declare_file("_cxx/{}/{}.cc".format(ctx.label.name, _stem(ctx, src)))
-        ctx.actions.symlink(output = cc, target_file = src)
-        cxx_srcs.append(cc)
-        quote_includes[src.dirname] = True
-    compilation_context, outputs = cc_common.compile(
-        name = ctx.label.name,
-        actions = ctx.actions,
-        feature_configuration = feature_configuration,
-        cc_toolchain = cc_toolchain,
-        srcs = cxx_srcs,
-        public_hdrs = ctx.files.hdrs,
-        includes = _include_dirs(ctx, ctx.attr.includes),
-        quote_includes = quote_includes.keys(),
-        defines = ctx.attr.defines,
-        # Private headers as a context: cc_common.compile rejects .cuh in private_hdrs.
-        compilation_contexts = [d.compilation_context for d in deps] + [
-            cc_common.create_compilation_context(headers = depset(private_hdrs)),
-        ],
-        # cuda_runtime.h pre-included, as nvcc does.
-        user_compile_flags = ["-std=c++17", "-include", "cuda_runtime.h", "-Wno-unknown-pragmas"] + ctx.attr.host_copts,
-        disallow_nopic_outputs = True,
-    )
-    linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
-        actions = ctx.actions,
-        name = ctx.label.name,
-        feature_configuration = feature_configuration,
-        cc_toolchain = cc_toolchain,
-        compilation_outputs = outputs,
-        linking_contexts = [d.linking_context for d in deps],
-        user_link_flags = ctx.attr.linkopts,
-        alwayslink = ctx.attr.alwayslink,
-        disallow_dynamic_library = True,
-    )
-    library = linking_outputs.library_to_link
+    lib = ctx.attr.library
     return [
-        DefaultInfo(files = depset([library.pic_static_library or library.static_library] if library else [])),
-        CcInfo(
-            compilation_context = cc_common.merge_compilation_contexts(
-                compilation_contexts = [compilation_context] + [d.compilation_context for d in deps],
-            ),
-            linking_context = linking_context,
+        lib[CcInfo],
+        lib[DefaultInfo],
+        # bazel coverage: the .cu files are the sources; the gcov notes are the
+        # cc_library's (its objects').
+        coverage_common.instrumented_files_info(
+            ctx,
+            source_attributes = ["srcs"],
+            dependency_attributes = ["library"],
+            extensions = ["cu", "cuh", "h", "hh", "hpp", "inc"],
         ),
     ]
 
 cuda_cpu_library = rule(
     implementation = _cuda_cpu_library_impl,
     attrs = {
-        "alwayslink": attr.bool(default = False),
-        "defines": attr.string_list(),
-        "deps": attr.label_list(providers = [CcInfo]),
-        "hdrs": attr.label_list(allow_files = _HEADER_EXTENSIONS),
-        "host_copts": attr.string_list(),
-        "includes": attr.string_list(),
-        "linkopts": attr.string_list(),
-        "srcs": attr.label_list(allow_files = [".cu"] + _HEADER_EXTENSIONS),
-        "_runtime": attr.label(default = Label("@rules_cuda//cuda:runtime"), providers = [CcInfo]),
+        "library": attr.label(mandatory = True, providers = [CcInfo], doc = "The cc_library that compiles the sources."),
+        "srcs": attr.label_list(allow_files = [".cu"] + _HEADER_EXTENSIONS, doc = "The sources, for coverage."),
     },
-    toolchains = use_cpp_toolchain(),
-    fragments = ["cpp"],
     provides = [CcInfo],
-    doc = "The .cu sources of a cuda_library compiled as C++ for the CPU backend (no CUDA toolkit).",
+    doc = "The CPU build of a cuda_library: its cc_library, with the .cu files as coverage sources.",
 )
 
 def _cuda_target(
@@ -170,16 +125,40 @@ def _cuda_target(
         target_compatible_with = requires_cuda() + target_compatible_with,
         **dict(common, **nvcc_only)
     )
-    cuda_cpu_library(
-        name = name + "_cpu",
-        host_copts = _HOST_OPT + host_copts,
+    cu_srcs = [s for s in srcs if not _is_header(s)]
+    _cu_as_cc(
+        name = name + "_cpu_srcs",
+        srcs = cu_srcs,
+        visibility = ["//visibility:private"],
+        **{k: v for k, v in kwargs.items() if k in ["tags", "testonly"]}
+    )
+    cpu_compatible = select({
+        Label("@rules_cuda//cuda:is_enabled"): [Label("@platforms//:incompatible")],
+        "//conditions:default": [],
+    }) + target_compatible_with
+    native.cc_library(
+        name = name + "_cpu_cc",
+        srcs = [":" + name + "_cpu_srcs"],
+        # The .cu files (included) and every header, whatever its extension.
+        textual_hdrs = srcs + [h for h in hdrs if not h.endswith(".h")],
+        hdrs = [h for h in hdrs if h.endswith(".h")],
+        includes = includes,
+        defines = defines,
+        copts = _CPU_COPTS + _HOST_OPT + host_copts,
         linkopts = linkopts,
         alwayslink = alwayslink,
-        target_compatible_with = select({
-            Label("@rules_cuda//cuda:is_enabled"): [Label("@platforms//:incompatible")],
-            "//conditions:default": [],
-        }) + target_compatible_with,
-        **common
+        deps = deps + [Label("@rules_cuda//cuda:runtime")],
+        target_compatible_with = cpu_compatible,
+        visibility = ["//visibility:private"],
+        **{k: v for k, v in kwargs.items() if k in ["tags", "testonly"]}
+    )
+    cuda_cpu_library(
+        name = name + "_cpu",
+        srcs = srcs,
+        library = ":" + name + "_cpu_cc",
+        target_compatible_with = cpu_compatible,
+        visibility = ["//visibility:private"],
+        **{k: v for k, v in kwargs.items() if k in ["tags", "testonly"]}
     )
     native.alias(
         name = name,
