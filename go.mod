@@ -1,7 +1,23 @@
 module github.com/cubridge/cubridge
 
-go 1.24
+go 1.24.0
 
-require github.com/stretchr/testify v1.12.1
+require (
+	github.com/bazelbuild/remote-apis v0.0.0-20230822133051-6c32c3b917cc
+	github.com/stretchr/testify v1.12.1
+	google.golang.org/genproto v0.0.0-20230530153820-e85fd2cbaebc
+	google.golang.org/genproto/googleapis/bytestream v0.0.0-20260203192932-546029d2fa20
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20250804133106-a7a43d27e69b
+	google.golang.org/grpc v1.76.0
+	google.golang.org/protobuf v1.36.11
+)
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	cloud.google.com/go/longrunning v0.4.1 // indirect
+	github.com/golang/protobuf v1.5.4 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/net v0.42.0 // indirect
+	golang.org/x/sys v0.34.0 // indirect
+	golang.org/x/text v0.27.0 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20250804133106-a7a43d27e69b // indirect
+)
