@@ -77,7 +77,8 @@ func (e *executor) execute(ctx context.Context, leaseID string, payload *anypb.A
 	}
 	entry := journalEntry{Worker: e.name, Lease: leaseID, Action: actionDigest.Hash, Start: time.Now()}
 	out := e.run(ctx, action, meta, &entry)
-	entry.Event, entry.End = "end", time.Now()
+	end := time.Now()
+	entry.Event, entry.End = "end", &end
 	entry.Status = codes.Code(out.status.GetCode()).String()
 	if out.result != nil {
 		entry.ExitCode = int(out.result.ExitCode)

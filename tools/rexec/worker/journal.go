@@ -12,16 +12,16 @@ import (
 // action, when, and how it ended. Tests and the GPU-routing demonstration
 // join it with Bazel's execution log on the action digest.
 type journalEntry struct {
-	Event    string    `json:"event"` // "start" or "end"
-	Worker   string    `json:"worker"`
-	Lease    string    `json:"lease"`
-	Action   string    `json:"action"` // the Action's sha256
-	Argv0    string    `json:"argv0,omitempty"`
-	Output   string    `json:"output,omitempty"` // the first declared output
-	Start    time.Time `json:"start"`
-	End      time.Time `json:"end,omitempty"`
-	Status   string    `json:"status,omitempty"`
-	ExitCode int       `json:"exit_code"`
+	Event    string     `json:"event"` // "start" or "end"
+	Worker   string     `json:"worker"`
+	Lease    string     `json:"lease"`
+	Action   string     `json:"action"` // the Action's sha256
+	Argv0    string     `json:"argv0,omitempty"`
+	Output   string     `json:"output,omitempty"` // the first declared output
+	Start    time.Time  `json:"start"`
+	End      *time.Time `json:"end,omitempty"`
+	Status   string     `json:"status,omitempty"`
+	ExitCode int        `json:"exit_code"`
 }
 
 // journal appends entries as JSON lines to a file (or nowhere).

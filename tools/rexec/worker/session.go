@@ -44,6 +44,9 @@ type finishedLease struct {
 	out outcome
 }
 
+// createTimeout is CreateBotSession's deadline (see session).
+const createTimeout = 3500 * time.Millisecond
+
 // errFatal marks errors that another try cannot fix (a refused token, a
 // platform the engine does not know): the worker exits.
 var errFatal = errors.New("fatal")
@@ -100,7 +103,10 @@ func (b *bot) classify(err error, during string) (transient bool, out error) {
 func (b *bot) session(ctx context.Context) error {
 	var resp *rwpb.BotSession
 	for {
-		callCtx, cancel := context.WithTimeout(ctx, b.pollTimeout)
+		// A short deadline: BuildGrid then answers at once instead of
+		// waiting for work (it waits 80% of the deadline when that is
+		// above 3 s), so the session is known to exist right away.
+		callCtx, cancel := context.WithTimeout(ctx, createTimeout)
 		var err error
 		resp, err = b.client.CreateBotSession(callCtx, &rwpb.CreateBotSessionRequest{
 			Parent:     b.instance,
