@@ -5,6 +5,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -47,6 +48,16 @@ func down(state string) error {
 				problems = append(problems, err.Error())
 			}
 		}
+	}
+	// The mount points up made in the rootfs, deepest first; a directory
+	// that is not empty (someone else's) stays.
+	if dirs, err := readRecorded(l, "rootfs-dirs"); err == nil {
+		list := strings.Split(dirs, "\n")
+		sort.Slice(list, func(i, j int) bool { return len(list[i]) > len(list[j]) })
+		for _, d := range list {
+			os.Remove(d)
+		}
+		os.Remove(l.recorded("rootfs-dirs"))
 	}
 	if err := unmountTree(l.engineRoot()); err != nil {
 		problems = append(problems, err.Error())

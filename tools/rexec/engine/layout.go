@@ -10,6 +10,10 @@ import (
 // default ~/.cache/cubridge/rexec), never the repository.
 type layout struct {
 	state string
+	// layers holds the engine's software layers (PostgreSQL, BuildGrid's
+	// venv), shared by every state directory: by default
+	// ~/.cache/cubridge/rexec-layers.
+	layers string
 	// rootfsHash keys the engine's layer: a new build rootfs gets a fresh
 	// engine (its own database and CAS), as its actions would differ anyway.
 	rootfsHash string
@@ -19,10 +23,14 @@ func (l layout) path(parts ...string) string {
 	return filepath.Join(append([]string{l.state}, parts...)...)
 }
 
-// The engine runs in an overlay of the build rootfs: the rootfs below, read
-// only, and its own upper layer holding PostgreSQL, BuildGrid's venv and
-// their data. The build rootfs itself is never written.
-func (l layout) engineRoot() string  { return l.path("engine", "root") }
+// The engine runs in an overlay: the build rootfs at the bottom and the
+// software layer over it (both read only), and the state's own upper layer
+// holding the database, the CAS and the configuration on top. The build
+// rootfs itself is never written.
+func (l layout) engineRoot() string { return l.path("engine", "root") }
+func (l layout) layer() string {
+	return filepath.Join(l.layers, l.rootfsHash+"-"+provisionKey())
+}
 func (l layout) engineUpper() string { return l.path("engine", l.rootfsHash, "upper") }
 func (l layout) engineWork() string  { return l.path("engine", l.rootfsHash, "work") }
 

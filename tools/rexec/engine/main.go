@@ -22,6 +22,10 @@ func defaultState() string {
 	if d := os.Getenv("CUBRIDGE_REXEC_DIR"); d != "" {
 		return d
 	}
+	return filepath.Join(cacheDir(), "rexec")
+}
+
+func cacheDir() string {
 	cache := os.Getenv("CUBRIDGE_CACHE")
 	if cache == "" {
 		base := os.Getenv("XDG_CACHE_HOME")
@@ -31,7 +35,7 @@ func defaultState() string {
 		}
 		cache = filepath.Join(base, "cubridge")
 	}
-	return filepath.Join(cache, "rexec")
+	return cache
 }
 
 func usage() {
@@ -60,6 +64,7 @@ func main() {
 	switch cmd {
 	case "up":
 		o := upOptions{}
+		fs.StringVar(&o.layers, "layers", filepath.Join(cacheDir(), "rexec-layers"), "directory of the engine's software layers, shared by state directories")
 		fs.StringVar(&o.rootfs, "rootfs", "", "the build rootfs (CUBRIDGE_PRINT_ROOTFS=1 tools/bazel prints it)")
 		fs.StringVar(&o.workerBin, "worker-bin", "", "the worker binary (tools/rexec/worker, built)")
 		fs.IntVar(&o.workers, "workers", 1, "workers without GPUs")
@@ -122,6 +127,9 @@ func printToken(state, subject string, ttl time.Duration) error {
 		return fmt.Errorf("--subject %q: bazel or worker", subject)
 	}
 	l := layout{state: state}
+	if err := os.MkdirAll(l.keys(), 0o700); err != nil {
+		return err
+	}
 	key, err := loadOrCreateKey(filepath.Join(l.keys(), "jwt.key"))
 	if err != nil {
 		return err

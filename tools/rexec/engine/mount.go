@@ -96,13 +96,13 @@ func mountSystem(root string) error {
 	return nil
 }
 
-// mountEngineRoot makes the engine's root: an overlay whose lower layer is
-// the build rootfs (read only) and whose upper layer is the engine's own.
+// mountEngineRoot makes the engine's root: an overlay of the software layer
+// over the build rootfs (both read only) under the state's own upper layer.
 func mountEngineRoot(l layout, rootfs string) error {
-	opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", rootfs, l.engineUpper(), l.engineWork())
-	if strings.ContainsAny(rootfs+l.state, ",:") {
-		return fmt.Errorf("paths with ',' or ':' cannot be overlay layers: %s, %s", rootfs, l.state)
+	if strings.ContainsAny(rootfs+l.state+l.layers, ",:") {
+		return fmt.Errorf("paths with ',' or ':' cannot be overlay layers: %s, %s, %s", rootfs, l.layer(), l.state)
 	}
+	opts := fmt.Sprintf("lowerdir=%s:%s,upperdir=%s,workdir=%s", l.layer(), rootfs, l.engineUpper(), l.engineWork())
 	if err := mount("overlay", l.engineRoot(), "overlay", 0, opts); err != nil {
 		return err
 	}

@@ -49,3 +49,10 @@ func isAlive(pid int) bool {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err == nil && !isZombie(string(stat))
 }
+
+func TestMissingDirsListsWhatBindWillCreate(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "a"), 0o755))
+	assert.Equal(t, []string{filepath.Join(root, "a/b/c"), filepath.Join(root, "a/b")}, missingDirs(filepath.Join(root, "a/b/c")))
+	assert.Empty(t, missingDirs(filepath.Join(root, "a")))
+}

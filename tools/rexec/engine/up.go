@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,12 +19,12 @@ import (
 )
 
 type upOptions struct {
-	state, rootfs, workerBin  string
-	workers, gpuWorkers, gpus int
-	port                      int
-	instance                  string
-	keepalive, tokenTTL       time.Duration
-	capacity                  int
+	state, layers, rootfs, workerBin string
+	workers, gpuWorkers, gpus        int
+	port                             int
+	instance                         string
+	keepalive, tokenTTL              time.Duration
+	capacity                         int
 }
 
 func (o upOptions) address() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port)) }
@@ -58,7 +59,7 @@ func up(o upOptions) error {
 	if err != nil {
 		return err
 	}
-	l := layout{state: o.state, rootfsHash: hash}
+	l := layout{state: o.state, layers: o.layers, rootfsHash: hash}
 	unlock, err := lockState(l)
 	if err != nil {
 		return err
@@ -78,13 +79,13 @@ func up(o upOptions) error {
 	if err := checkPortFree(o.address()); err != nil {
 		return err
 	}
-	if err := mountEngineRoot(l, o.rootfs); err != nil {
-		return err
-	}
-	if err := provision(l); err != nil {
+	if err := ensureLayer(l, o.rootfs); err != nil {
 		return err
 	}
 	provisioned := time.Now()
+	if err := mountEngineRoot(l, o.rootfs); err != nil {
+		return err
+	}
 
 	key, err := loadOrCreateKey(filepath.Join(l.keys(), "jwt.key"))
 	if err != nil {
@@ -149,10 +150,16 @@ func up(o upOptions) error {
 	// Actions run in the build rootfs, in directories under the state dir:
 	// the same path inside it. Bazel, which runs there too, reads its token
 	// (tools/rexec/credential-helper).
+	var made []string // directories made in the rootfs, for down to remove
 	for _, dir := range []string{l.workers(), l.tokens()} {
-		if err := bind(dir, filepath.Join(o.rootfs, dir)); err != nil {
+		target := filepath.Join(o.rootfs, dir)
+		made = append(made, missingDirs(target)...)
+		if err := bind(dir, target); err != nil {
 			return err
 		}
+	}
+	if err := writeRecorded(l, "rootfs-dirs", strings.Join(made, "\n")); err != nil {
+		return err
 	}
 	names := workerNames(o.workers, o.gpuWorkers)
 	for _, name := range names {
@@ -269,6 +276,32 @@ func waitWorkers(l layout, names []string) error {
 		}
 	}
 	return nil
+}
+
+// missingDirs lists dir and those of its parents that do not exist yet,
+// deepest first.
+func missingDirs(dir string) []string {
+	var missing []string
+	for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+	}
+	return missing
+}
+
+// flockWait takes an exclusive lock on path, waiting for it.
+func flockWait(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 // lockState keeps two `up`/`down` from running at once on one state dir.
