@@ -59,3 +59,8 @@ func TestACLSeparatesBazelFromWorkers(t *testing.T) {
 	assert.NotContains(t, worker, "Execute")
 	assert.NotContains(t, worker, "UpdateActionResult")
 }
+
+func TestProvisionKeyIgnoresComments(t *testing.T) {
+	assert.Equal(t, withoutComments("# a\nx==1 \\\n  --hash=sha256:00\n\n"), withoutComments("x==1 \\\n# b\n--hash=sha256:00\n"))
+	assert.NotEqual(t, withoutComments("x==1\n"), withoutComments("x==2\n"))
+}

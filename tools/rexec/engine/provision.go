@@ -31,10 +31,21 @@ func pins() []string {
 	return out
 }
 
-// provisionKey changes whenever what provisioning installs changes.
+// provisionKey changes whenever what provisioning installs changes (not
+// when a comment does).
 func provisionKey() string {
-	sum := sha256.Sum256([]byte(packagesTxt + "\x00" + requirementsTxt))
+	sum := sha256.Sum256([]byte(withoutComments(packagesTxt) + "\x00" + withoutComments(requirementsTxt)))
 	return hex.EncodeToString(sum[:8])
+}
+
+func withoutComments(s string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			b.WriteString(t + "\n")
+		}
+	}
+	return b.String()
 }
 
 // provision installs into root (an overlay whose upper layer becomes the

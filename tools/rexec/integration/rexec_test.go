@@ -43,6 +43,7 @@ func TestRemoteExecution(t *testing.T) {
 
 	t.Run("RequestsWithoutAValidTokenAreRefused", func(t *testing.T) { testAuth(t, e) })
 	t.Run("EverySpawnRunsRemotelyAndGPUTestsOnlyOnTheGPUWorker", func(t *testing.T) { testRouting(t, e) })
+	t.Run("AfterCleanEveryActionIsARemoteCacheHit", func(t *testing.T) { testCleanBuildHitsTheCache(t, e) })
 	t.Run("ACorruptBlobIsDetectedAndNotUsed", func(t *testing.T) { testCorruptBlob(t, e) })
 	t.Run("AKilledWorkersActionRunsOnAnother", func(t *testing.T) { testKilledWorker(t, e) })
 	t.Run("WithTheEngineStoppedFallbackFinishesLocally", func(t *testing.T) { testEngineStopped(t, e) })
@@ -163,6 +164,26 @@ func testRouting(t *testing.T, e *engine) {
 		}
 	}
 	assert.Positive(t, inside, "no CPU test ran while the GPU test did")
+}
+
+// After `bazel clean` the same tests again: every action's result comes
+// from the engine's action cache, nothing runs.
+func testCleanBuildHitsTheCache(t *testing.T, e *engine) {
+	e.bazelQuiet("clean")
+	started := time.Now()
+	r := e.bazel(t, "test", "--config=rexec", "//...")
+	require.NoError(t, r.err, "bazel test after clean:\n%s", lastLines(r.out, 30))
+	require.NotEmpty(t, r.spawns)
+	hits := 0
+	for _, s := range r.spawns {
+		if s.RemoteCacheHit || s.Runner == "remote cache hit" {
+			hits++
+		} else {
+			t.Errorf("%s (%s) was not a cache hit (runner %q)", s.TargetLabel, s.Mnemonic, s.Runner)
+		}
+	}
+	t.Logf("after clean: %d of %d spawns remote cache hits, %.1f s (the routing run: the same spawns executed)",
+		hits, len(r.spawns), time.Since(started).Seconds())
 }
 
 // runsTheTest: the spawn runs a test, as opposed to the one that writes its
