@@ -43,6 +43,7 @@ func TestRemoteExecution(t *testing.T) {
 
 	t.Run("RequestsWithoutAValidTokenAreRefused", func(t *testing.T) { testAuth(t, e) })
 	t.Run("EverySpawnRunsRemotelyAndGPUTestsOnlyOnTheGPUWorker", func(t *testing.T) { testRouting(t, e) })
+	t.Run("AnotherRootfsIsNeverChosen", func(t *testing.T) { testAnotherRootfs(t, e) })
 	t.Run("AfterCleanEveryActionIsARemoteCacheHit", func(t *testing.T) { testCleanBuildHitsTheCache(t, e) })
 	t.Run("ACorruptBlobIsDetectedAndNotUsed", func(t *testing.T) { testCorruptBlob(t, e) })
 	t.Run("AKilledWorkersActionRunsOnAnother", func(t *testing.T) { testKilledWorker(t, e) })
@@ -166,6 +167,39 @@ func testRouting(t *testing.T, e *engine) {
 	assert.Positive(t, inside, "no CPU test ran while the GPU test did")
 }
 
+// An action configured for another rootfs finds no worker (the engine
+// refuses it at once), and a worker of another rootfs cannot open a session.
+func testAnotherRootfs(t *testing.T, e *engine) {
+	const other = "000000000000"
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	worker := exec.CommandContext(ctx, filepath.Join(e.state, "bin/worker"),
+		"--engine", "127.0.0.1:"+strconv.Itoa(e.port), "--instance", "main",
+		"--token-file", filepath.Join(e.state, "tokens/worker.jwt"), "--rootfs-hash", other,
+		"--work-dir", t.TempDir(), "--name", "stranger")
+	out, err := worker.CombinedOutput()
+	require.Error(t, err, "a worker of another rootfs must not serve:\n%s", out)
+	assert.Contains(t, string(out), "schedules no work for this worker's platform")
+	t.Logf("a worker of rootfs %s: %s", other, lastLines(string(out), 1))
+
+	r := e.bazel(t, "build", "--config=rexec", "//:other_rootfs") // exec_properties: cubridge-rootfs=000000000000
+	require.Error(t, r.err, "an action for another rootfs must not run")
+	assert.Contains(t, r.out, "Could not find property set")
+	for _, j := range e.journals(t) {
+		assert.NotEqual(t, "bazel-out/k8-fastbuild/bin/other_rootfs.txt", j.Output, "no worker took it (%s did)", j.Worker)
+	}
+	t.Logf("an action for rootfs %s: %s", other, lineWith(r.out, "property set"))
+}
+
+func lineWith(out, s string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
+}
+
 // After `bazel clean` the same tests again: every action's result comes
 // from the engine's action cache, nothing runs.
 func testCleanBuildHitsTheCache(t *testing.T, e *engine) {
@@ -220,6 +254,7 @@ func testCorruptBlob(t *testing.T, e *engine) {
 		}
 	}
 	assert.Positive(t, failed, "a worker got the action and refused it")
+	t.Logf("workers refused the action %d times; Bazel: %s", failed, lineWith(r.out, "corrupt blob"))
 
 	r = e.bazel(t, "build", "--config=rexec-fallback", "//:victim_copy")
 	require.NoError(t, r.err, "with --remote_local_fallback:\n%s", lastLines(r.out, 30))
