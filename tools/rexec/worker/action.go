@@ -21,6 +21,7 @@ import (
 // executor runs the actions of leases.
 type executor struct {
 	cas      *casClient
+	cache    *fileCache // nil: no cache
 	platform platform
 	name     string // reported as ExecutedActionMetadata.worker
 	rootfs   string // "" runs commands on this machine
@@ -131,7 +132,9 @@ func (e *executor) run(ctx context.Context, action *repb.Action, meta *repb.Exec
 	}
 	entry.Event = "start"
 	e.journal.record(*entry)
-	if _, err := materialize(ctx, e.cas, action.InputRootDigest, root); err != nil {
+	stats, err := materialize(ctx, e.cas, e.cache, action.InputRootDigest, root)
+	entry.InputFiles, entry.InputsCached, entry.InputBytesFetched = stats.files, stats.cached, stats.fetched
+	if err != nil {
 		return failure(err, "fetching the input root")
 	}
 	if err := checkRelative(cmd.WorkingDirectory); cmd.WorkingDirectory != "" && err != nil {

@@ -23,7 +23,8 @@ type inputFile struct {
 type inputStats struct {
 	directories int
 	files       int
-	bytes       int64
+	cached      int   // files linked from the worker's cache
+	fetched     int64 // bytes of files fetched from the CAS
 }
 
 // checkName rejects a directory entry's name that would leave its directory
@@ -38,7 +39,7 @@ func checkName(name string) error {
 // materialize writes the input tree rooted at root into dir, which must
 // exist and be empty. Directories are read a level at a time, files in
 // batches; every blob is verified before it is used.
-func materialize(ctx context.Context, c *casClient, root *repb.Digest, dir string) (inputStats, error) {
+func materialize(ctx context.Context, c *casClient, cache *fileCache, root *repb.Digest, dir string) (inputStats, error) {
 	var stats inputStats
 	type pendingDir struct {
 		digest *repb.Digest
@@ -113,61 +114,110 @@ func materialize(ctx context.Context, c *casClient, root *repb.Digest, dir strin
 		}
 		level = next
 	}
-	n, err := writeFiles(ctx, c, files)
-	stats.files = len(files)
-	stats.bytes = n
+	fetched, cached, err := writeFiles(ctx, c, cache, files)
+	stats.files, stats.fetched, stats.cached = len(files), fetched, cached
 	return stats, err
 }
 
-// writeFiles fetches each distinct blob once and writes it at every path that
-// holds it; it returns the bytes fetched.
-func writeFiles(ctx context.Context, c *casClient, files []inputFile) (int64, error) {
-	byDigest := map[string][]inputFile{}
-	var small, large []*repb.Digest
+// writeFiles writes every input file: a hard link to the cache when it has
+// the blob, else fetched (each distinct blob once; small ones in batches,
+// large ones streamed) and then given to the cache. It returns the bytes
+// fetched and the files taken from the cache.
+func writeFiles(ctx context.Context, c *casClient, cache *fileCache, files []inputFile) (int64, int, error) {
+	type group struct {
+		digest     *repb.Digest
+		executable bool
+		paths      []string
+	}
+	groups := map[string]*group{}
+	var order []*group
 	for _, f := range files {
-		k := digestKey(f.digest)
-		if _, seen := byDigest[k]; !seen {
-			if f.digest.SizeBytes > c.batchLimit {
-				large = append(large, f.digest)
-			} else {
-				small = append(small, f.digest)
+		k := cacheKey(f.digest, f.executable)
+		g, ok := groups[k]
+		if !ok {
+			g = &group{digest: f.digest, executable: f.executable}
+			groups[k] = g
+			order = append(order, g)
+		}
+		g.paths = append(g.paths, f.path)
+	}
+	// The rest of a group's paths: links to the cache, else copies of the
+	// first path.
+	finish := func(g *group) error {
+		for _, p := range g.paths[1:] {
+			if cache.link(g.digest, g.executable, p) {
+				continue
+			}
+			if err := copyFile(g.paths[0], p, fileMode(g.executable)); err != nil {
+				return err
 			}
 		}
-		byDigest[k] = append(byDigest[k], f)
+		return nil
+	}
+	cached := 0
+	var small, large []*repb.Digest
+	missing := map[string][]*group{} // digest key -> groups still to fetch
+	for _, g := range order {
+		if cache.link(g.digest, g.executable, g.paths[0]) {
+			cached += len(g.paths)
+			if err := finish(g); err != nil {
+				return 0, cached, err
+			}
+			continue
+		}
+		dk := digestKey(g.digest)
+		if _, seen := missing[dk]; !seen {
+			if g.digest.SizeBytes > c.batchLimit {
+				large = append(large, g.digest)
+			} else {
+				small = append(small, g.digest)
+			}
+		}
+		missing[dk] = append(missing[dk], g)
+	}
+	place := func(g *group) error {
+		if err := os.Chmod(g.paths[0], fileMode(g.executable)); err != nil {
+			return err
+		}
+		if err := cache.add(g.digest, g.executable, g.paths[0]); err != nil {
+			return fmt.Errorf("adding to the worker's cache: %w", err)
+		}
+		return finish(g)
 	}
 	var fetched int64
 	err := c.readBlobs(ctx, small, func(d *repb.Digest, data []byte) error {
 		fetched += int64(len(data))
-		for _, f := range byDigest[digestKey(d)] {
-			if err := os.WriteFile(f.path, data, fileMode(f.executable)); err != nil {
+		for _, g := range missing[digestKey(d)] {
+			if err := os.WriteFile(g.paths[0], data, fileMode(g.executable)); err != nil {
 				return err
 			}
-			// WriteFile's mode is cut by the umask; inputs keep theirs.
-			if err := os.Chmod(f.path, fileMode(f.executable)); err != nil {
+			if err := place(g); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return fetched, err
+		return fetched, cached, err
 	}
 	for _, d := range large {
-		same := byDigest[digestKey(d)]
-		if err := c.readBlobToFile(ctx, d, same[0].path, fileMode(same[0].executable)); err != nil {
-			return fetched, err
+		gs := missing[digestKey(d)]
+		if err := c.readBlobToFile(ctx, d, gs[0].paths[0], fileMode(gs[0].executable)); err != nil {
+			return fetched, cached, err
 		}
 		fetched += d.SizeBytes
-		if err := os.Chmod(same[0].path, fileMode(same[0].executable)); err != nil {
-			return fetched, err
-		}
-		for _, f := range same[1:] {
-			if err := copyFile(same[0].path, f.path, fileMode(f.executable)); err != nil {
-				return fetched, err
+		for i, g := range gs {
+			if i > 0 { // the same bytes with another mode
+				if err := copyFile(gs[0].paths[0], g.paths[0], fileMode(g.executable)); err != nil {
+					return fetched, cached, err
+				}
+			}
+			if err := place(g); err != nil {
+				return fetched, cached, err
 			}
 		}
 	}
-	return fetched, nil
+	return fetched, cached, nil
 }
 
 func fileMode(executable bool) os.FileMode {

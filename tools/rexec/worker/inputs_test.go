@@ -42,7 +42,7 @@ func TestMaterializeWritesTheInputTree(t *testing.T) {
 	root, _ := inputTree(t, f)
 	dir := t.TempDir()
 
-	stats, err := materialize(context.Background(), c, root, dir)
+	stats, err := materialize(context.Background(), c, nil, root, dir)
 	require.NoError(t, err)
 	assert.Equal(t, 3, stats.directories)
 	assert.Equal(t, 4, stats.files)
@@ -74,7 +74,7 @@ func TestMaterializeRefusesACorruptFile(t *testing.T) {
 	root, big := inputTree(t, f)
 	f.corrupt(big) // streamed through ByteStream (4096 > 1000)
 	dir := t.TempDir()
-	_, err := materialize(context.Background(), c, root, dir)
+	_, err := materialize(context.Background(), c, nil, root, dir)
 	require.Error(t, err)
 	assert.True(t, isCorrupt(err), "got %v", err)
 	assert.NoFileExists(t, filepath.Join(dir, "data/big.bin"))
@@ -85,7 +85,7 @@ func TestMaterializeRefusesACorruptDirectory(t *testing.T) {
 	root, _ := inputTree(t, f)
 	f.corrupt(root)
 	dir := t.TempDir()
-	_, err := materialize(context.Background(), c, root, dir)
+	_, err := materialize(context.Background(), c, nil, root, dir)
 	assert.True(t, isCorrupt(err), "got %v", err)
 	entries, _ := os.ReadDir(dir)
 	assert.Empty(t, entries, "nothing of a corrupt tree is written")
@@ -96,7 +96,7 @@ func TestMaterializeRejectsNamesThatLeaveTheTree(t *testing.T) {
 		f, c := newTestCAS(t, 1000)
 		file := f.put([]byte("x"))
 		root := f.putMessage(t, &repb.Directory{Files: []*repb.FileNode{{Name: name, Digest: file}}})
-		_, err := materialize(context.Background(), c, root, t.TempDir())
+		_, err := materialize(context.Background(), c, nil, root, t.TempDir())
 		assert.ErrorContains(t, err, "invalid name", "name %q", name)
 	}
 	f, c := newTestCAS(t, 1000)
@@ -105,6 +105,6 @@ func TestMaterializeRejectsNamesThatLeaveTheTree(t *testing.T) {
 		Files:    []*repb.FileNode{{Name: "x", Digest: file}},
 		Symlinks: []*repb.SymlinkNode{{Name: "x", Target: "y"}},
 	})
-	_, err := materialize(context.Background(), c, root, t.TempDir())
+	_, err := materialize(context.Background(), c, nil, root, t.TempDir())
 	assert.ErrorContains(t, err, "appears twice")
 }

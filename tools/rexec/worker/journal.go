@@ -22,6 +22,11 @@ type journalEntry struct {
 	End      *time.Time `json:"end,omitempty"`
 	Status   string     `json:"status,omitempty"`
 	ExitCode int        `json:"exit_code"`
+	// The input root: its files, those linked from the worker's cache, and
+	// the bytes fetched from the CAS.
+	InputFiles        int   `json:"input_files,omitempty"`
+	InputsCached      int   `json:"inputs_cached,omitempty"`
+	InputBytesFetched int64 `json:"input_bytes_fetched,omitempty"`
 }
 
 // journal appends entries as JSON lines to a file (or nowhere).

@@ -39,6 +39,8 @@ type options struct {
 	defaultTimeout, maxTimeout         time.Duration
 	pollTimeout, heartbeat             time.Duration
 	journal, readyFile                 string
+	cacheDir                           string
+	cacheMaxBytes                      int64
 	keepFailed                         bool
 }
 
@@ -62,6 +64,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&o.heartbeat, "heartbeat", 5*time.Second, "how often a busy worker reports in")
 	fs.StringVar(&o.journal, "journal", "", "append one JSON line per action start and end to this file")
 	fs.StringVar(&o.readyFile, "ready-file", "", "create this file once the bot session exists")
+	fs.StringVar(&o.cacheDir, "cache-dir", "", "cache of input files (hard-linked into actions); default: WORK_DIR/.cache")
+	fs.Int64Var(&o.cacheMaxBytes, "cache-max-bytes", 8<<30, "size of that cache; 0: no cache")
 	fs.BoolVar(&o.keepFailed, "keep-failed", false, "keep the directories of actions that exit non-zero")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -71,6 +75,12 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if o.workDir == "" {
 		return nil, errors.New("--work-dir is required")
+	}
+	if o.cacheDir == "" {
+		o.cacheDir = filepath.Join(o.workDir, ".cache")
+	}
+	if o.cacheMaxBytes < 0 {
+		return nil, fmt.Errorf("--cache-max-bytes %d: negative", o.cacheMaxBytes)
 	}
 	if o.capacity < 1 {
 		return nil, fmt.Errorf("--capacity %d: must be at least 1", o.capacity)
@@ -140,8 +150,14 @@ func run(o *options) error {
 	} else {
 		log.Printf("GetCapabilities: %v (batches of at most %d bytes)", err, defaultBatchLimit)
 	}
+	var cache *fileCache
+	if o.cacheMaxBytes > 0 {
+		if cache, err = openFileCache(o.cacheDir, o.cacheMaxBytes); err != nil {
+			return fmt.Errorf("the worker's cache: %w", err)
+		}
+	}
 	exec := &executor{
-		cas: newCASClient(conn, o.instance, batchLimit), platform: plat, name: o.name,
+		cas: newCASClient(conn, o.instance, batchLimit), cache: cache, platform: plat, name: o.name,
 		rootfs: o.rootfs, workDir: o.workDir, isolate: os.Geteuid() == 0,
 		defaultTimeout: o.defaultTimeout, maxTimeout: o.maxTimeout, keepFailed: o.keepFailed, journal: jr,
 	}
