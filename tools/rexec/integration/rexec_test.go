@@ -41,6 +41,7 @@ func TestRemoteExecution(t *testing.T) {
 	repo := requireEnvironment(t)
 	e := startEngine(t, repo, "--workers", "2", "--gpu-workers", "1", "--bot-keepalive", "10s")
 
+	t.Run("NothingListensBeyondLoopback", func(t *testing.T) { testListeners(t, e) })
 	t.Run("RequestsWithoutAValidTokenAreRefused", func(t *testing.T) { testAuth(t, e) })
 	t.Run("EverySpawnRunsRemotelyAndGPUTestsOnlyOnTheGPUWorker", func(t *testing.T) { testRouting(t, e) })
 	t.Run("AnotherRootfsIsNeverChosen", func(t *testing.T) { testAnotherRootfs(t, e) })
