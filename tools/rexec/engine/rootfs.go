@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,12 +21,3 @@ func readRootfsHash(rootfs string) (string, error) {
 	}
 	return h, nil
 }
-
-// bearer presents a token on every call (plaintext is fine on loopback).
-type bearer string
-
-func (b bearer) GetRequestMetadata(_ context.Context, _ ...string) (map[string]string, error) {
-	return map[string]string{"authorization": "Bearer " + strings.TrimSpace(string(b))}, nil
-}
-
-func (bearer) RequireTransportSecurity() bool { return false }
