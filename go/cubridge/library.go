@@ -16,7 +16,7 @@ func Version() (major, minor, patch int) {
 }
 
 // CUDAVersion returns the major and minor version of the CUDA the library
-// was built with (--@cubridge//toolchains/cuda:version: 13.0 or 12.4), or
+// was built with (13.0, or 12.4 with --config=cuda12), or
 // 0, 0 for a build without CUDA.
 func CUDAVersion() (major, minor int) {
 	v := int(C.cubridge_cuda_version())

@@ -1,7 +1,7 @@
 """cubridge.cuda_version() and driver_version(): the CUDA the build selected.
 
-The BUILD file passes CUBRIDGE_EXPECT_CUDA_VERSION ("13.0", "12.4", "0.0" from
---@cubridge//toolchains/cuda:version and mode); without it (a local toolkit, the
+The BUILD file passes CUBRIDGE_EXPECT_CUDA_VERSION ("13.0", "12.4", "0.0": the
+toolkit of @cuda_config, or no CUDA at all); without it (a local toolkit, the
 wheel on the GPU host) only the invariants are checked.
 """
 

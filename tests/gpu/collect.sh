@@ -17,10 +17,22 @@ tools/bazel build ${BUILD_FLAGS:-} "${targets[@]}"
 staging="$(mktemp -d)"
 trap 'rm -rf "${staging}"' EXIT
 # The outputs where Bazel put them (the race test lives in a transitioned
-# configuration's bin directory, not bazel-bin), copied flat.
-# shellcheck disable=SC2086
-tools/bazel cquery ${BUILD_FLAGS:-} "set(${targets[*]})" --output=files 2>/dev/null |
-  while read -r f; do cp "${f}" "${staging}/"; done
+# configuration's bin directory, not bazel-bin), copied flat: the wheel out of
+# its directory (py_wheel names it after the build), Go test binaries as
+# NAME.test (go test's name; the C++ test of the same name stays NAME).
+for target in "${targets[@]}"; do
+  # shellcheck disable=SC2086
+  tools/bazel cquery ${BUILD_FLAGS:-} "${target}" --output=files 2>/dev/null |
+    while read -r f; do
+      if [[ -d "${f}" ]]; then
+        cp "${f}"/*.whl "${staging}/"
+        continue
+      fi
+      name="$(basename "${f}")"
+      case "${target}" in //go/cubridge:*) name="${name}.test" ;; esac
+      cp "${f}" "${staging}/${name}"
+    done
+done
 chmod u+w "${staging}"/*
 mkdir -p "${dir}"
 tar -C "${staging}" -cJf "${dir}/bundle.tar.xz" .

@@ -5,7 +5,7 @@
 # ARTIFACTS_DIR holds what tests/gpu/collect.sh gathered here; every log goes to OUT_DIR.
 # BENCH=1 also runs bench/bench.py (CUDA, then the CPU backend on two cores) and the
 # Go benchmark (results in OUT_DIR).
-# A CUDA 12 bundle (BUILD_FLAGS="--config=ci --@cubridge//toolchains/cuda:version=12"
+# A CUDA 12 bundle (BUILD_FLAGS="--config=ci --config=cuda12"
 # tests/gpu/collect.sh DIR) runs the same steps; cuda_version checks that the wheel's
 # name (cubridge_cu12 / cubridge_cu13), the library and the driver agree.
 set -uo pipefail

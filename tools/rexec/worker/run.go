@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// runSpec is one command to run for an action.
+type runSpec struct {
+	rootfs string // chroot into it first; "" runs on this machine as it is
+	dir    string // working directory: the same path inside the rootfs (bind-mounted there)
+	args   []string
+	env    []string // exactly the Command's environment, nothing inherited
+	stdout string   // files that receive the output streams
+	stderr string
+	// timeout ends the command (and everything it started); 0: none.
+	timeout time.Duration
+	// isolate runs the command as the first process of a PID namespace of its
+	// own (needs root): when it ends, is killed, or the worker dies, every
+	// process it started dies with it.
+	isolate bool
+}
+
+// runResult is how the command ended.
+type runResult struct {
+	exitCode  int
+	timedOut  bool
+	cancelled bool
+	start     time.Time
+	end       time.Time
+}
+
+// errNoProgram: the command's program is not there to run.
+var errNoProgram = errors.New("program not found")
+
+// resolveProgram finds the program of args[0] as seen from inside the rootfs:
+// an absolute path, a path relative to the working directory, or a bare name
+// looked up in the command's own PATH (REAPI's rule).
+func resolveProgram(rootfs, dir, arg0 string, env []string) (string, error) {
+	if arg0 == "" {
+		return "", errors.New("the command has no arguments")
+	}
+	if strings.Contains(arg0, "/") {
+		if filepath.IsAbs(arg0) {
+			return arg0, nil
+		}
+		return filepath.Join(dir, arg0), nil
+	}
+	pathVar := "/usr/bin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, d := range filepath.SplitList(pathVar) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		candidate := filepath.Join(d, arg0)
+		info, err := os.Stat(filepath.Join(rootfs, candidate))
+		if err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			return candidate, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %q is in no directory of PATH=%s", errNoProgram, arg0, pathVar)
+}
+
+// runCommand runs the command to its end, its timeout, or ctx's cancellation
+// (a cancelled lease), whichever comes first.
+func runCommand(ctx context.Context, s runSpec) (runResult, error) {
+	prog, err := resolveProgram(s.rootfs, s.dir, s.args[0], s.env)
+	if err != nil {
+		return runResult{}, err
+	}
+	stdout, err := os.Create(s.stdout)
+	if err != nil {
+		return runResult{}, err
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(s.stderr)
+	if err != nil {
+		return runResult{}, err
+	}
+	defer stderr.Close()
+
+	attr := &syscall.SysProcAttr{Chroot: s.rootfs, Pdeathsig: syscall.SIGKILL}
+	if s.isolate {
+		attr.Cloneflags = syscall.CLONE_NEWPID
+	} else {
+		attr.Setpgid = true
+	}
+	cmd := &exec.Cmd{
+		Path: prog, Args: s.args, Env: s.env, Dir: s.dir,
+		Stdout: stdout, Stderr: stderr, SysProcAttr: attr,
+	}
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean: inherit the worker's
+	}
+
+	type started struct {
+		pid int
+		err error
+	}
+	startedCh := make(chan started, 1)
+	waited := make(chan error, 1)
+	var res runResult
+	go func() {
+		// Pdeathsig fires when the thread that started the child exits, so
+		// that thread stays locked (and alive) until the child is reaped.
+		runtime.LockOSThread()
+		res.start = time.Now()
+		if err := cmd.Start(); err != nil {
+			startedCh <- started{err: err}
+			return
+		}
+		startedCh <- started{pid: cmd.Process.Pid}
+		waited <- cmd.Wait()
+	}()
+	st := <-startedCh
+	if st.err != nil {
+		if errors.Is(st.err, os.ErrNotExist) {
+			return runResult{}, fmt.Errorf("%w: %s: %v", errNoProgram, prog, st.err)
+		}
+		return runResult{}, st.err
+	}
+	kill := func() {
+		if s.isolate {
+			// The first process of the namespace: the kernel kills the rest.
+			syscall.Kill(st.pid, syscall.SIGKILL)
+		} else {
+			syscall.Kill(-st.pid, syscall.SIGKILL)
+		}
+	}
+	var timeout <-chan time.Time
+	if s.timeout > 0 {
+		t := time.NewTimer(s.timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var waitErr error
+	select {
+	case waitErr = <-waited:
+	case <-timeout:
+		res.timedOut = true
+		kill()
+		waitErr = <-waited
+	case <-ctx.Done():
+		res.cancelled = true
+		kill()
+		waitErr = <-waited
+	}
+	res.end = time.Now()
+	if !s.isolate {
+		kill() // whatever the command left running in its process group
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return res, waitErr
+	}
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		res.exitCode = 128 + int(ws.Signal())
+	} else {
+		res.exitCode = ws.ExitStatus()
+	}
+	return res, nil
+}
