@@ -41,6 +41,13 @@ bool same(cudaStream_t a, cudaStream_t b) { return stream_key(a) == stream_key(b
 
 int home_of(const cubridge_array_s* a) { return home_device(a->kind, a->device); }
 
+// The device whose default stream the array's default-stream uses ran on:
+// its own for device memory; for managed and pinned memory, which run where
+// the caller is, the device current at the last such use.
+int default_device_of(const cubridge_array_s* a) {
+  return a->kind == CUBRIDGE_MEMORY_DEVICE ? a->device : a->default_device;
+}
+
 On legacy_of(int home) { return On{nullptr, home, false, true}; }
 
 cubridge_status mark(const char* fn, cubridge_array a, const On& s);
@@ -70,7 +77,7 @@ cubridge_status after_uses(const char* fn, cubridge_array a, const On& s) {
   // one recorded there first. Created streams and the per-thread default
   // stream are ordered with it by CUDA.
   if (a->default_use && !s.legacy && !s.ours && s.raw != cudaStreamPerThread) {
-    CUBRIDGE_TRY(mark(fn, a, legacy_of(home_of(a))));
+    CUBRIDGE_TRY(mark(fn, a, legacy_of(default_device_of(a))));
   }
   if (a->event_live && !same(a->event_on, s.raw)) {
     CUBRIDGE_TRY(wait_event(fn, s.raw, s.device, a->event));
@@ -99,7 +106,7 @@ cubridge_status settle(const char* fn, cubridge_array a, bool for_host, const On
   if (!a->pending) return CUBRIDGE_OK;  // written on a stream closed since
   // A write on another stream was recorded then; one on the default stream
   // is recorded now, on the default stream of the array's device.
-  if (same(a->write, nullptr)) CUBRIDGE_TRY(mark(fn, a, legacy_of(home_of(a))));
+  if (same(a->write, nullptr)) CUBRIDGE_TRY(mark(fn, a, legacy_of(default_device_of(a))));
   if (for_host) return CUBRIDGE_OK;
   return wait_event(fn, consumer.raw, consumer.device, a->event);
 }
@@ -131,7 +138,14 @@ void free_block(const char* fn, cubridge_array a) {
     a->event = nullptr;  // the cache's now
     return;
   }
-  const bool covered = a->event_live && !same(a->event_on, nullptr);
+  // The free runs on the default stream of the block's device; managed and
+  // pinned memory's default-stream uses may have run on another device's,
+  // which the event is made to cover first.
+  bool covered = a->event_live && !same(a->event_on, nullptr);
+  if (a->kind != CUBRIDGE_MEMORY_DEVICE && a->default_use && a->default_device >= 0 &&
+      mark(fn, a, legacy_of(a->default_device)) == CUBRIDGE_OK) {
+    covered = true;
+  }
   free_after(a->kind, a->ptr, a->device, covered ? a->event : nullptr);
 }
 
@@ -169,6 +183,12 @@ cubridge_status array_release(const char* fn, cubridge_array a, const On& s, int
   cubridge_status st = CUBRIDGE_OK;
   if (s.legacy) {
     a->default_use = true;  // ordered before the free, which runs there
+    if (s.device >= 0) {
+      a->default_device = s.device;
+    } else if (cudaGetDevice(&a->default_device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      a->default_device = -1;
+    }
   } else if (s.ours) {
     st = after_uses(fn, a, s);
     if (st == CUBRIDGE_OK) a->lazy = s.raw;
@@ -209,8 +229,7 @@ using namespace cubridge;
 extern "C" {
 
 CUBRIDGE_API cubridge_status cubridge_array_create(int kind, size_t bytes, int device,
-                                                   cubridge_stream stream,
-                                                   cubridge_array* array) {
+                                                   cubridge_stream stream, cubridge_array* array) {
   const char* fn = "cubridge_array_create";
   clear_error();
   if (array == nullptr) {
@@ -327,11 +346,13 @@ CUBRIDGE_API cubridge_status cubridge_array_sync(cubridge_array array, int acces
   uint64_t writes = 0;
   {
     std::lock_guard<std::mutex> lk(array->mu);
-    CUBRIDGE_TRY(settle(fn, array, true, legacy_of(home_of(array))));
+    CUBRIDGE_TRY(settle(fn, array, true, legacy_of(-1)));
     if (array->pending) wait = array->event;
     if (access == CUBRIDGE_ACCESS_WRITE) {
       CUBRIDGE_TRY(flush(fn, array));
-      if (array->default_use) CUBRIDGE_TRY(mark(fn, array, legacy_of(home_of(array))));
+      if (array->default_use) {
+        CUBRIDGE_TRY(mark(fn, array, legacy_of(default_device_of(array))));
+      }
       if (array->event_live) wait = array->event;
     }
     writes = array->writes;
@@ -363,7 +384,7 @@ CUBRIDGE_API cubridge_status cubridge_array_export(cubridge_array array, int* pe
   // device, which waits for a write on another stream (whose handle may not
   // outlive the export) first.
   if (array->pending && !same(array->write, nullptr)) {
-    CUBRIDGE_TRY(wait_event(fn, nullptr, home_of(array), array->event));
+    CUBRIDGE_TRY(wait_event(fn, nullptr, default_device_of(array), array->event));
   }
   if (pending != nullptr) *pending = array->pending ? 1 : 0;
   return CUBRIDGE_OK;

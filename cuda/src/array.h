@@ -20,14 +20,16 @@ struct cubridge_array_s {
   int device;
   // What the next use must be ordered after (CUDA backend). Streams are kept
   // as CUDA handles with the legacy default stream as cudaStreamLegacy.
-  bool pending = false;           // a write may still run ...
-  cudaStream_t write = nullptr;   // ... on this stream
-  uint64_t writes = 0;            // writes recorded so far (a host wait ends only its own)
-  cubridge_event event = nullptr; // when live: completes after every recorded use
+  bool pending = false;            // a write may still run ...
+  cudaStream_t write = nullptr;    // ... on this stream
+  uint64_t writes = 0;             // writes recorded so far (a host wait ends only its own)
+  cubridge_event event = nullptr;  // when live: completes after every recorded use
   bool event_live = false;
-  cudaStream_t event_on = nullptr; // where it was last recorded
-  bool default_use = false;        // used on the default stream since the event's record
-  bool exported = false;           // handed out: uses the event does not see
+  cudaStream_t event_on = nullptr;  // where it was last recorded
+  bool default_use = false;         // used on the default stream since the event's record ...
+  int default_device = -1;          // ... of this device (managed and pinned memory: the
+                                    // device current then; -1 none yet)
+  bool exported = false;            // handed out: uses the event does not see
   // A stream of this library's used since (its work comes before a free on
   // it, and the event is recorded there only when another stream needs it).
   cudaStream_t lazy = nullptr;

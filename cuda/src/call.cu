@@ -187,8 +187,8 @@ CUBRIDGE_API cubridge_status cubridge_call_end(cubridge_call* call, cubridge_sta
       cubridge_array a = call->args[i].view->array;
       if (a == nullptr) continue;
       std::lock_guard<std::mutex> lk(a->mu);
-      status = array_release(fn, a, on_stream(call->stream, call->args[i].home),
-                             call->args[i].access);
+      status =
+          array_release(fn, a, on_stream(call->stream, call->args[i].home), call->args[i].access);
     }
     // Each producer's stream after the call: its next kernels see what the
     // call wrote, and its caching allocator reuses the memory only after the
@@ -199,8 +199,8 @@ CUBRIDGE_API cubridge_status cubridge_call_end(cubridge_call* call, cubridge_sta
       for (int j = 0; j < i && !seen; ++j) seen = call->args[j].producer == p;
       if (seen) continue;
       const int home = call->args[i].home;
-      if (order(fn, on_stream(call->stream, home), producer_on(reinterpret_cast<cudaStream_t>(p), home),
-                false) != CUBRIDGE_OK) {
+      if (order(fn, on_stream(call->stream, home),
+                producer_on(reinterpret_cast<cudaStream_t>(p), home), false) != CUBRIDGE_OK) {
         DeviceGuard guard;
         const cudaStream_t raw = raw_stream(call->stream);
         if (default_stream(raw)) (void)guard.enter(fn, home);

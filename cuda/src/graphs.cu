@@ -53,10 +53,10 @@ CUBRIDGE_API cubridge_status cubridge_stream_begin_capture(cubridge_stream strea
   // records; work on the legacy default stream (which this blocking stream
   // is ordered with) still ends the recording (cubridge.h). Counted first: a
   // runtime array freed from here on waits for the recording's end.
-  capture_begins();
+  capture_begins(stream->stream);
   cudaError_t err = cudaStreamBeginCapture(stream->stream, cudaStreamCaptureModeRelaxed);
   if (err != cudaSuccess) {
-    capture_ends();
+    capture_ends(stream->stream);
     return fail_cuda(err, fn, "cudaStreamBeginCapture");
   }
   return CUBRIDGE_OK;
@@ -86,7 +86,7 @@ CUBRIDGE_API cubridge_status cubridge_stream_end_capture(cubridge_stream stream,
   cudaError_t err = cudaStreamEndCapture(stream->stream, &g);
   // The message, then the runtime arrays freed meanwhile (the last recording
   // to end frees them; a free is a library call but leaves the message).
-  capture_ends();
+  capture_ends(stream->stream);
   clear_error();
   if (err != cudaSuccess) {
     if (g) cudaGraphDestroy(g);

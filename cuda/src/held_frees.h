@@ -5,14 +5,18 @@
 #ifndef CUBRIDGE_SRC_HELD_FREES_H_
 #define CUBRIDGE_SRC_HELD_FREES_H_
 
+#include <cuda_runtime_api.h>
+
 #include "cubridge/runtime.h"
 
 namespace cubridge {
 
-// Bracket a recording (cubridge_stream_begin_capture / end_capture); the
-// last one to end frees what was held meanwhile.
-void capture_begins();
-void capture_ends();
+// Bracket a recording on `stream` (cubridge_stream_begin_capture /
+// end_capture, or the destroy of a stream that records); the last one to end
+// frees what was held meanwhile. capture_ends is false, and does nothing,
+// for a stream whose recording the library did not begin.
+void capture_begins(cudaStream_t stream);
+bool capture_ends(cudaStream_t stream);
 
 // True when `a` is kept until the recordings under way end (the caller must
 // not free it then).

@@ -522,9 +522,9 @@ CUBRIDGE_API cubridge_status cubridge_memory_stats_get(int device, cubridge_memo
   const Counters& c = g_counters[dev];
   // Fields of 0.1 (up to cached_bytes) and of 0.2 (scratch_bytes).
   const size_t with_cached = offsetof(cubridge_memory_stats, scratch_bytes);
-  stats->struct_size = size < with_cached                      ? oldest
+  stats->struct_size = size < with_cached                     ? oldest
                        : size < sizeof(cubridge_memory_stats) ? with_cached
-                                                               : sizeof(cubridge_memory_stats);
+                                                              : sizeof(cubridge_memory_stats);
   // Blocks in the array cache were freed by their users: cached, not in use.
   const uint64_t kept = on_cpu() ? 0 : array_cache_bytes(dev);
   stats->in_use_bytes = c.in_use.load() - kept;

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "block_cache.h"
 #include "devices.h"
+#include "held_frees.h"
 #include "reduce_cache.h"
 #include "status.h"
 #include "streams.h"
@@ -360,9 +361,18 @@ CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream) {
   // have no event for it, and count on a stream that is gone being done.
   cudaError_t synced = cudaSuccess;
   bool recording = false;
-  if (owned && s && stream_recording(s, &recording) == cudaSuccess && !recording) {
-    synced = cudaStreamSynchronize(s);
+  if (owned && s && stream_recording(s, &recording) == cudaSuccess && recording) {
+    // Destroyed while it records (a Go Capture whose callback closed it): the
+    // recording is ended and dropped, and the frees held for it go ahead.
+#if !defined(CUBRIDGE_NO_CUDA)
+    cudaGraph_t g = nullptr;
+    if (cudaStreamEndCapture(s, &g) == cudaSuccess && g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+#endif
+    capture_ends(s);
+    recording = false;
   }
+  if (owned && s && !recording) synced = cudaStreamSynchronize(s);
   cache_release_stream(stream);  // its cached blocks, while it can order their free
   delete stream;
   if (owned && s) {

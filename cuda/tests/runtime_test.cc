@@ -4,13 +4,14 @@
 // every op has finished when it returns) and skip there. The suite ends with
 // cubridge_shutdown, so that a leak checker at exit sees nothing the library
 // kept for itself.
+#include "cubridge/runtime.h"
+
 #include <cuda_runtime_api.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "cubridge/runtime.h"
 #include "test_util.h"
 
 namespace cubridge_test {
@@ -237,8 +238,8 @@ TEST(RuntimeCall, GathersCheckedArguments) {
   cubridge_array a = nullptr, out = nullptr;
   ASSERT_EQ(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, 400, -1, nullptr, &a), CUBRIDGE_OK);
   ASSERT_EQ(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, 400, -1, nullptr, &out), CUBRIDGE_OK);
-  View va("a", Info(a).data, 100, CUBRIDGE_MEMORY_DEVICE), vo("out", Info(out).data, 100,
-                                                              CUBRIDGE_MEMORY_DEVICE);
+  View va("a", Info(a).data, 100, CUBRIDGE_MEMORY_DEVICE),
+      vo("out", Info(out).data, 100, CUBRIDGE_MEMORY_DEVICE);
   va.v.array = a;
   vo.v.array = out;
   cubridge_call c;
@@ -382,8 +383,7 @@ TEST(RuntimeOrder, ForeignWriteWaitsForDefaultStreamReads) {
   ForeignStream f;
   cubridge_array scratch = nullptr, x = nullptr, copy = nullptr;
   for (cubridge_array* a : {&scratch, &x, &copy}) {
-    ASSERT_EQ(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, kBig * 4, -1, nullptr, a),
-              CUBRIDGE_OK);
+    ASSERT_EQ(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, kBig * 4, -1, nullptr, a), CUBRIDGE_OK);
   }
   void *xp = Info(x).data, *cp = Info(copy).data;
   ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 3.0, xp, kBig, nullptr), CUBRIDGE_OK);
@@ -472,6 +472,20 @@ TEST(RuntimeOrder, FreesWaitForTheRecordingsEnd) {
   ASSERT_EQ(cubridge_graph_destroy(g), CUBRIDGE_OK);
   ASSERT_EQ(cubridge_array_destroy(y), CUBRIDGE_OK);
   ASSERT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK);
+
+  // A stream destroyed while it records ends the recording: the frees held
+  // for it go ahead, and later ones are not held.
+  ASSERT_EQ(cubridge_stream_create(&s), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, 4096, -1, nullptr, &x), CUBRIDGE_OK);
+  const uint64_t with_x = Stats(0).in_use_bytes;
+  ASSERT_EQ(cubridge_stream_begin_capture(s), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_array_destroy(x), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).in_use_bytes, with_x) << "held back";
+  ASSERT_EQ(cubridge_stream_destroy(s), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(Stats(0).in_use_bytes, with_x - 4096) << "freed when the recording was dropped";
+  ASSERT_EQ(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, 4096, -1, nullptr, &x), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_array_destroy(x), CUBRIDGE_OK);
+  EXPECT_EQ(Stats(0).in_use_bytes, with_x - 4096) << "no recording left: not held";
 }
 
 // ---- shutdown --------------------------------------------------------------------
@@ -479,9 +493,9 @@ TEST(RuntimeOrder, FreesWaitForTheRecordingsEnd) {
 // Every cache goes, and the library works on.
 TEST(RuntimeShutdown, ReleasesEveryCacheAndTheLibraryWorksOn) {
   std::vector<float> host(size_t(6) << 20, 1.0f), out(host.size());
-  ASSERT_EQ(cubridge_add(CUBRIDGE_FLOAT32, host.data(), host.data(), out.data(), host.size(),
-                         nullptr),
-            CUBRIDGE_OK)
+  ASSERT_EQ(
+      cubridge_add(CUBRIDGE_FLOAT32, host.data(), host.data(), out.data(), host.size(), nullptr),
+      CUBRIDGE_OK)
       << cubridge_last_error();  // 72 MiB of host arrays: the staged path on a GPU
   cubridge_array a = nullptr;
   ASSERT_EQ(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, 1 << 20, -1, nullptr, &a), CUBRIDGE_OK);
@@ -498,9 +512,9 @@ TEST(RuntimeShutdown, ReleasesEveryCacheAndTheLibraryWorksOn) {
   EXPECT_EQ(after.cached_bytes, 0u);
   EXPECT_EQ(after.scratch_bytes, 0u);
   if (!OnCuda() || after.in_use_bytes == 0) EXPECT_EQ(after.reserved_bytes, after.in_use_bytes);
-  ASSERT_EQ(cubridge_add(CUBRIDGE_FLOAT32, host.data(), host.data(), out.data(), host.size(),
-                         nullptr),
-            CUBRIDGE_OK)
+  ASSERT_EQ(
+      cubridge_add(CUBRIDGE_FLOAT32, host.data(), host.data(), out.data(), host.size(), nullptr),
+      CUBRIDGE_OK)
       << cubridge_last_error();
   EXPECT_EQ(out.back(), 2.0f);
   ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, host.data(), host.size(), &sum, nullptr), CUBRIDGE_OK);

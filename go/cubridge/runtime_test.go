@@ -127,3 +127,38 @@ func TestScratchBytesCountTheHostPath(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, after.ScratchBytes, st.ScratchBytes, "EmptyCache returns idle staging")
 }
+
+// A record callback that panics, or closes its stream, leaves no recording
+// behind: the stream works on (or is closed), and frees are not held back.
+func TestCaptureEndsWhateverTheCallbackDoes(t *testing.T) {
+	if !onCUDA(t) {
+		t.Skip("graphs need the CUDA backend")
+	}
+	s := openForTest(t, cubridge.NewStream)
+	x, err := cubridge.NewDevice[float32](1024)
+	require.NoError(t, err)
+	defer x.Free()
+	func() {
+		defer func() { assert.Equal(t, "boom", recover()) }()
+		_, _ = s.Capture(func() error { panic("boom") })
+	}()
+	require.NoError(t, cubridge.FillBuffer(x, 2, s), "the stream records no more")
+	sum, err := cubridge.SumBuffer(x, s)
+	require.NoError(t, err)
+	assert.Equal(t, 2048.0, sum)
+
+	c, err := cubridge.NewStream()
+	require.NoError(t, err)
+	y, err := cubridge.NewDevice[float32](1024)
+	require.NoError(t, err)
+	before, err := cubridge.ReadMemoryStats(0)
+	require.NoError(t, err)
+	_, err = c.Capture(func() error {
+		require.NoError(t, y.Free()) // held back: the recording would end
+		return c.Close()
+	})
+	assert.Error(t, err, "the recording ended with its stream")
+	after, err := cubridge.ReadMemoryStats(0)
+	require.NoError(t, err)
+	assert.Equal(t, before.InUseBytes-4096, after.InUseBytes, "the held free went ahead")
+}

@@ -11,7 +11,7 @@
 #include "module.h"
 #include "results.h"
 
-#define CB_STATE_OR_NULL(self)                                    \
+#define CB_STATE_OR_NULL(self)                                   \
   cb_module* st = cb_module_of_type(Py_TYPE((PyObject*)(self))); \
   if (st == NULL) return NULL
 

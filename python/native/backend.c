@@ -14,8 +14,7 @@ int cb_backend_kind(cb_module* m) {
   if (m->backend.kind < 0) {
     int b;
     if (cb_check(m, cubridge_get_backend(&b)) < 0) return -1;
-    if (cubridge_device_count(&m->backend.device_count) != CUBRIDGE_OK)
-      m->backend.device_count = 0;
+    if (cubridge_device_count(&m->backend.device_count) != CUBRIDGE_OK) m->backend.device_count = 0;
     m->backend.kind = b;
   }
   return m->backend.kind;

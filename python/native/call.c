@@ -34,8 +34,8 @@ int cb_call_begin(cb_call* c, cb_module* m, PyObject* stream_obj, int may_follow
       cb_stream_wrap(m, c->handle, -1, &c->given) < 0)
     return -1;
   int follow = may_follow && (stream_obj == NULL || stream_obj == Py_None);
-  if (cb_check(m, cubridge_call_begin(&c->rt, c->given,
-                                      follow ? CUBRIDGE_CALL_FOLLOW_PRODUCER : 0)) < 0)
+  if (cb_check(
+          m, cubridge_call_begin(&c->rt, c->given, follow ? CUBRIDGE_CALL_FOLLOW_PRODUCER : 0)) < 0)
     return -1;
   cb_call_note_recording(c);
   return 0;
@@ -139,8 +139,7 @@ int cb_real(PyObject* obj, const char* name, double* v) {
   return -1;
 }
 
-int cb_int_scalar_exact(cb_module* m, PyObject* obj, const char* fn, const char* name,
-                        int dtype) {
+int cb_int_scalar_exact(cb_module* m, PyObject* obj, const char* fn, const char* name, int dtype) {
   const cb_dtype_info* d = cb_dtype(m, dtype);
   if (d->dl_code != kDLInt || PyFloat_Check(obj) || !PyIndex_Check(obj)) return 0;
   PyObject* i = PyNumber_Index(obj);

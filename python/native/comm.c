@@ -215,7 +215,8 @@ static PyObject* cb_comm_collective_on(cb_module* st, cubridge_comm comm, int ki
   /* stream=None: the device's default stream, whoever wrote the arrays. */
   if (cb_call_begin(&c, st, stream_obj, 0) < 0) return cb_call_fail(&c);
   cb_arg *send = NULL, *recv;
-  if ((recv = cb_call_arg(&c, recv_obj, "recv", CUBRIDGE_ACCESS_WRITE)) == NULL) return cb_call_fail(&c);
+  if ((recv = cb_call_arg(&c, recv_obj, "recv", CUBRIDGE_ACCESS_WRITE)) == NULL)
+    return cb_call_fail(&c);
   if (send_obj != Py_None || kind != CUBRIDGE_BROADCAST) {
     if (send_obj == recv_obj) {
       send = recv; /* in place: imported once */
@@ -301,19 +302,24 @@ static PyObject* cb_comm_group(PyObject* m, PyObject* start) {
 
 static PyMethodDef cb_comm_methods[] = {
     {"_nccl_set_library_path", cb_nccl_set_library_path, METH_VARARGS,
-     "_nccl_set_library_path(path): the libnccl.so.2 to try first"},
-    {"_nccl_version", cb_nccl_version, METH_NOARGS, "_nccl_version() -> int (loads NCCL)"},
-    {"_comm_unique_id", cb_comm_unique_id, METH_NOARGS, "_comm_unique_id() -> bytes"},
-    {"_comm_init_all", cb_comm_init_all, METH_VARARGS, "_comm_init_all(devices) -> [comm]"},
+     "_nccl_set_library_path($module, path, /)\n--\n\nThe libnccl.so.2 to try first."},
+    {"_nccl_version", cb_nccl_version, METH_NOARGS,
+     "_nccl_version($module, /)\n--\n\nReturns int (loads NCCL)."},
+    {"_comm_unique_id", cb_comm_unique_id, METH_NOARGS,
+     "_comm_unique_id($module, /)\n--\n\nReturns bytes."},
+    {"_comm_init_all", cb_comm_init_all, METH_VARARGS,
+     "_comm_init_all($module, devices, /)\n--\n\nReturns [comm]."},
     {"_comm_init_rank", cb_comm_init_rank, METH_VARARGS,
-     "_comm_init_rank(unique_id, nranks, rank, device) -> comm"},
-    {"_comm_destroy", cb_comm_destroy, METH_O, "_comm_destroy(comm)"},
-    {"_comm_abort", cb_comm_abort, METH_O, "_comm_abort(comm)"},
-    {"_comm_async_error", cb_comm_async_error, METH_O, "_comm_async_error(comm): raises it"},
-    {"_comm_info", cb_comm_info, METH_O, "_comm_info(comm) -> (rank, nranks, device)"},
+     "_comm_init_rank($module, unique_id, nranks, rank, device, /)\n--\n\nReturns comm."},
+    {"_comm_destroy", cb_comm_destroy, METH_O, "_comm_destroy($module, comm, /)\n--\n\n"},
+    {"_comm_abort", cb_comm_abort, METH_O, "_comm_abort($module, comm, /)\n--\n\n"},
+    {"_comm_async_error", cb_comm_async_error, METH_O,
+     "_comm_async_error($module, comm, /)\n--\n\nRaises it."},
+    {"_comm_info", cb_comm_info, METH_O,
+     "_comm_info($module, comm, /)\n--\n\nReturns (rank, nranks, device)."},
     {"_comm_collective", cb_comm_collective, METH_VARARGS,
-     "_comm_collective(kind, comm, send, recv, op_or_root, stream, check_only)"},
-    {"_comm_group", cb_comm_group, METH_O, "_comm_group(start: bool)"},
+     "_comm_collective($module, kind, comm, send, recv, op_or_root, stream, mode, /)\n--\n\n"},
+    {"_comm_group", cb_comm_group, METH_O, "_comm_group($module, start, /)\n--\n\n"},
     {NULL, NULL, 0, NULL}};
 
 int cb_comm_init(PyObject* module, cb_module* m) {

@@ -37,12 +37,12 @@ static inline uintptr_t cb_norm_stream(uintptr_t h) { return h == 0 ? 1 : h; }
 #define CB_STREAM_UNORDERED ((uintptr_t)-1)
 
 /* Py_VISIT / Py_CLEAR over `n` references stored in `refs`. */
-#define CB_VISIT_ALL(refs, n)                                    \
-  do {                                                           \
+#define CB_VISIT_ALL(refs, n)                                                     \
+  do {                                                                            \
     for (size_t cb_i_ = 0; cb_i_ < (size_t)(n); cb_i_++) Py_VISIT((refs)[cb_i_]); \
   } while (0)
-#define CB_CLEAR_ALL(refs, n)                                                      \
-  do {                                                                             \
+#define CB_CLEAR_ALL(refs, n)                                                     \
+  do {                                                                            \
     for (size_t cb_i_ = 0; cb_i_ < (size_t)(n); cb_i_++) Py_CLEAR((refs)[cb_i_]); \
   } while (0)
 

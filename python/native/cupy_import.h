@@ -11,12 +11,12 @@
 
 /* CuPy, from the first cupy.ndarray seen on. */
 typedef struct cb_cupy {
-  int ready;                              /* 1: the objects below are set; -1: CuPy lacks them */
-  int read;                               /* 1: the last array was read by attributes; -1: not */
-  PyObject* current_stream;               /* cupy.cuda.get_current_stream */
-  uintptr_t default_stream;               /* what CuPy's interface names for Stream.null */
-  PyObject* dtype_seen[CB_CUPY_DTYPES];   /* numpy.dtype objects met, owned ... */
-  int dtype_code[CB_CUPY_DTYPES];         /* ... and their cubridge dtypes */
+  int ready;                            /* 1: the objects below are set; -1: CuPy lacks them */
+  int read;                             /* 1: the last array was read by attributes; -1: not */
+  PyObject* current_stream;             /* cupy.cuda.get_current_stream */
+  uintptr_t default_stream;             /* what CuPy's interface names for Stream.null */
+  PyObject* dtype_seen[CB_CUPY_DTYPES]; /* numpy.dtype objects met, owned ... */
+  int dtype_code[CB_CUPY_DTYPES];       /* ... and their cubridge dtypes */
   int dtype_next;
 } cb_cupy;
 

@@ -17,10 +17,18 @@ static const struct {
   uint8_t dl_code;
   uint8_t size;
 } cb_formats[] = {
-    {'e', kDLFloat, 2}, {'f', kDLFloat, 4},        {'d', kDLFloat, 8},
-    {'b', kDLInt, 1},   {'h', kDLInt, 2},          {'i', kDLInt, 4},
-    {'q', kDLInt, 8},   {'l', kDLInt, sizeof(long)}, {'B', kDLUInt, 1},
-    {'H', kDLUInt, 2},  {'I', kDLUInt, 4},         {'Q', kDLUInt, 8},
+    {'e', kDLFloat, 2},
+    {'f', kDLFloat, 4},
+    {'d', kDLFloat, 8},
+    {'b', kDLInt, 1},
+    {'h', kDLInt, 2},
+    {'i', kDLInt, 4},
+    {'q', kDLInt, 8},
+    {'l', kDLInt, sizeof(long)},
+    {'B', kDLUInt, 1},
+    {'H', kDLUInt, 2},
+    {'I', kDLUInt, 4},
+    {'Q', kDLUInt, 8},
     {'L', kDLUInt, sizeof(long)},
 };
 #define CB_NUM_FORMATS (sizeof cb_formats / sizeof cb_formats[0])

@@ -3,10 +3,10 @@
  * ("OUT_OF_MEMORY" -> OutOfMemoryError). Only what Python adds is listed here. */
 #include "errors.h"
 
-#include "module.h"
-
 #include <ctype.h>
 #include <string.h>
+
+#include "module.h"
 
 /* Python's view of some statuses: another class name, a builtin base, a doc. */
 static const struct {
@@ -74,8 +74,7 @@ static int cb_add_class(PyObject* module, cb_errors* st, int status) {
     parent = cb_python_extras[i].subclass_of;
     doc_text = cb_python_extras[i].doc;
   }
-  PyObject* first =
-      parent != CUBRIDGE_OK && st->classes[parent] ? st->classes[parent] : st->base;
+  PyObject* first = parent != CUBRIDGE_OK && st->classes[parent] ? st->classes[parent] : st->base;
   PyObject* extra = cb_builtin_base((cubridge_status)status);
   PyObject* bases = extra ? PyTuple_Pack(2, first, extra) : PyTuple_Pack(1, first);
   if (bases == NULL) return -1;

@@ -5,9 +5,9 @@
 #include "common.h"
 
 typedef struct cb_errors {
-  PyObject* base;                       /* cubridge.Error */
-  PyObject* classes[CB_MAX_STATUSES];   /* the class of each status (NULL for OK) */
-  int count;                            /* cubridge_status_count() */
+  PyObject* base;                     /* cubridge.Error */
+  PyObject* classes[CB_MAX_STATUSES]; /* the class of each status (NULL for OK) */
+  int count;                          /* cubridge_status_count() */
 } cb_errors;
 
 /* Creates the classes (one per cubridge_status_name) and adds them to `module`. */

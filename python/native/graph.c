@@ -121,7 +121,8 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   }
   cb_box_done(capsule);
   if (status != CUBRIDGE_OK) return cb_fail(m, status);
-  if (recording) return cb_invalid(mod, "the stream is recording a graph: end the capture before closing it");
+  if (recording)
+    return cb_invalid(mod, "the stream is recording a graph: end the capture before closing it");
   cubridge_stream s = (cubridge_stream)cb_box_take(capsule, &cb_stream_kind);
   if (s == NULL) Py_RETURN_NONE; /* closed by another thread meanwhile */
   status = cubridge_stream_destroy(s);
@@ -182,7 +183,8 @@ static PyObject* cb_stream_end_capture(PyObject* m, PyObject* capsule) {
   cb_graph* st = &cb_module_of(m)->graph;
   cubridge_stream s = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
   if (s == NULL) return NULL;
-  if (!cb_is_recording(st, s)) return cb_invalid(cb_module_of(m), "the stream is not recording a graph");
+  if (!cb_is_recording(st, s))
+    return cb_invalid(cb_module_of(m), "the stream is not recording a graph");
   PyObject* used = st->recording; /* the reference moves here */
   st->recording = NULL;
   st->recording_stream = 0;
@@ -278,18 +280,23 @@ static PyObject* cb_stream_type(PyObject* m, PyObject* type) {
 }
 
 static PyMethodDef cb_graph_methods[] = {
-    {"_stream_type", cb_stream_type, METH_O, "_stream_type(cubridge.Stream)"},
+    {"_stream_type", cb_stream_type, METH_O, "_stream_type($module, cls, /)\n--\n\n"},
     {"_stream_create", cb_stream_create, METH_VARARGS,
-     "_stream_create(device: int, -1 current) -> stream"},
-    {"_stream_info", cb_stream_info, METH_O, "_stream_info(stream) -> (handle, device)"},
-    {"_stream_synchronize", cb_stream_synchronize, METH_O, "_stream_synchronize(stream)"},
-    {"_stream_query", cb_stream_query, METH_O, "_stream_query(stream) -> bool (all done)"},
-    {"_stream_close", cb_stream_close, METH_O, "_stream_close(stream)"},
-    {"_stream_begin_capture", cb_stream_begin_capture, METH_O, "_stream_begin_capture(stream)"},
+     "_stream_create($module, device, /)\n--\n\nReturns stream."},
+    {"_stream_info", cb_stream_info, METH_O,
+     "_stream_info($module, stream, /)\n--\n\nReturns (handle, device)."},
+    {"_stream_synchronize", cb_stream_synchronize, METH_O,
+     "_stream_synchronize($module, stream, /)\n--\n\n"},
+    {"_stream_query", cb_stream_query, METH_O,
+     "_stream_query($module, stream, /)\n--\n\nReturns bool (all done)."},
+    {"_stream_close", cb_stream_close, METH_O, "_stream_close($module, stream, /)\n--\n\n"},
+    {"_stream_begin_capture", cb_stream_begin_capture, METH_O,
+     "_stream_begin_capture($module, stream, /)\n--\n\n"},
     {"_stream_end_capture", cb_stream_end_capture, METH_O,
-     "_stream_end_capture(stream) -> (graph, [objects used])"},
-    {"_graph_launch", cb_graph_launch, METH_VARARGS, "_graph_launch(graph, used, stream)"},
-    {"_graph_close", cb_graph_close, METH_O, "_graph_close(graph)"},
+     "_stream_end_capture($module, stream, /)\n--\n\nReturns (graph, [objects used])."},
+    {"_graph_launch", cb_graph_launch, METH_VARARGS,
+     "_graph_launch($module, graph, used, stream, /)\n--\n\n"},
+    {"_graph_close", cb_graph_close, METH_O, "_graph_close($module, graph, /)\n--\n\n"},
     {NULL, NULL, 0, NULL}};
 
 int cb_graph_init(PyObject* module, cb_module* m) {

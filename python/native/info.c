@@ -214,32 +214,44 @@ static PyObject* cb_mod_fast_paths(PyObject* m, PyObject* unused) {
   const cb_module* st = cb_module_of(m);
   PyObject* torch = cb_tristate(cb_torch_state(st));
   PyObject* cupy = cb_tristate(cb_cupy_state(st));
-  PyObject* out = torch && cupy ? Py_BuildValue("{sOsO}", "torch_exchange", torch,
-                                                "cupy_attributes", cupy)
-                                : NULL;
+  PyObject* out = torch && cupy
+                      ? Py_BuildValue("{sOsO}", "torch_exchange", torch, "cupy_attributes", cupy)
+                      : NULL;
   Py_XDECREF(torch);
   Py_XDECREF(cupy);
   return out;
 }
 
 static PyMethodDef cb_info_methods[] = {
-    {"backend", cb_mod_backend, METH_NOARGS, "backend() -> 'cpu' | 'cuda'"},
-    {"version", cb_mod_version, METH_NOARGS, "version() -> int (MAJOR*10000+MINOR*100+PATCH)"},
+    {"backend", cb_mod_backend, METH_NOARGS, "backend($module, /)\n--\n\nReturns 'cpu' | 'cuda'."},
+    {"version", cb_mod_version, METH_NOARGS,
+     "version($module, /)\n--\n\nReturns int (MAJOR*10000+MINOR*100+PATCH)."},
     {"cuda_version", cb_mod_cuda_version, METH_NOARGS,
-     "cuda_version() -> int (CUDA the library was built with, MAJOR*1000+MINOR*10; 0: none)"},
+     "cuda_version($module, /)\n--\n\nReturns int (CUDA the library was built with, "
+     "MAJOR*1000+MINOR*10; 0: none)."},
     {"driver_version", cb_mod_driver_version, METH_NOARGS,
-     "driver_version() -> int (CUDA the driver supports, MAJOR*1000+MINOR*10; 0: none)"},
-    {"device_count", cb_mod_device_count, METH_NOARGS, "device_count() -> int"},
-    {"device_name", cb_mod_device_name, METH_O, "device_name(index) -> str"},
-    {"mem_info", cb_mod_mem_info, METH_NOARGS, "mem_info() -> (free_bytes, total_bytes)"},
-    {"synchronize", cb_mod_synchronize, METH_VARARGS, "synchronize(stream=None)"},
-    {"dtype_size", cb_mod_dtype_size, METH_O, "dtype_size(dtype) -> int"},
-    {"memory_stats", cb_mod_memory_stats, METH_VARARGS, "memory_stats(device=None) -> dict"},
-    {"empty_cache", cb_mod_empty_cache, METH_VARARGS, "empty_cache(device=None)"},
-    {"current_device", cb_mod_current_device, METH_NOARGS, "current_device() -> int"},
-    {"_abi_tables", cb_mod_abi_tables, METH_NOARGS, "_abi_tables() -> dict (the C ABI's tables)"},
+     "driver_version($module, /)\n--\n\nReturns int (CUDA the driver supports, "
+     "MAJOR*1000+MINOR*10; 0: none)."},
+    {"device_count", cb_mod_device_count, METH_NOARGS,
+     "device_count($module, /)\n--\n\nReturns int."},
+    {"device_name", cb_mod_device_name, METH_O,
+     "device_name($module, index, /)\n--\n\nReturns str."},
+    {"mem_info", cb_mod_mem_info, METH_NOARGS,
+     "mem_info($module, /)\n--\n\nReturns (free_bytes, total_bytes)."},
+    {"synchronize", cb_mod_synchronize, METH_VARARGS,
+     "synchronize($module, stream=None, /)\n--\n\n"},
+    {"dtype_size", cb_mod_dtype_size, METH_O, "dtype_size($module, dtype, /)\n--\n\nReturns int."},
+    {"memory_stats", cb_mod_memory_stats, METH_VARARGS,
+     "memory_stats($module, device=None, /)\n--\n\nReturns dict."},
+    {"empty_cache", cb_mod_empty_cache, METH_VARARGS,
+     "empty_cache($module, device=None, /)\n--\n\n"},
+    {"current_device", cb_mod_current_device, METH_NOARGS,
+     "current_device($module, /)\n--\n\nReturns int."},
+    {"_abi_tables", cb_mod_abi_tables, METH_NOARGS,
+     "_abi_tables($module, /)\n--\n\nReturns dict (the C ABI's tables)."},
     {"_fast_paths", cb_mod_fast_paths, METH_NOARGS,
-     "_fast_paths() -> {'torch_exchange', 'cupy_attributes'}: bool (None: not yet)"},
+     "_fast_paths($module, /)\n--\n\nReturns {'torch_exchange', 'cupy_attributes'}: bool (None: "
+     "not yet)."},
     {NULL, NULL, 0, NULL}};
 
 int cb_info_init(PyObject* module, cb_module* st) {

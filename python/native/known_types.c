@@ -1,9 +1,9 @@
 /* The type cache of known array types. */
 #include "known_types.h"
 
-#include "module.h"
-
 #include <string.h>
+
+#include "module.h"
 
 /* Whether `type` is the class `name` of module `module` as imported: a class
  * that only calls itself so is read by the generic protocols. */

@@ -16,7 +16,7 @@
 typedef struct cb_unit {
   int (*init)(PyObject* module, cb_module* m);
   int (*traverse)(cb_module* m, visitproc visit, void* arg); /* NULL: no references */
-  void (*clear)(cb_module* m);                                 /* NULL: nothing to clear */
+  void (*clear)(cb_module* m);                               /* NULL: nothing to clear */
 } cb_unit;
 
 static const cb_unit cb_units[] = {
@@ -37,9 +37,7 @@ static const cb_unit cb_units[] = {
 };
 #define CB_NUM_UNITS (sizeof cb_units / sizeof cb_units[0])
 
-cb_module* cb_module_of_type(PyTypeObject* type) {
-  return (cb_module*)PyType_GetModuleState(type);
-}
+cb_module* cb_module_of_type(PyTypeObject* type) { return (cb_module*)PyType_GetModuleState(type); }
 
 static int cb_exec(PyObject* module) {
   cb_module* m = cb_module_of(module);

@@ -257,8 +257,9 @@ static PyObject* cb_copyto(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
   cb_arg *src, *dst;
   if ((src = cb_call_arg(&c, src_obj, "src", CB_READ)) == NULL ||
-      (dst = cb_call_arg(&c, dst_obj, "dst", CB_WRITE)) == NULL || cb_same_dtype(st, src, dst) < 0 ||
-      cb_same_shape(src, dst) < 0 || cb_call_copy(&c, dst, src) < 0)
+      (dst = cb_call_arg(&c, dst_obj, "dst", CB_WRITE)) == NULL ||
+      cb_same_dtype(st, src, dst) < 0 || cb_same_shape(src, dst) < 0 ||
+      cb_call_copy(&c, dst, src) < 0)
     return cb_call_fail(&c);
   c.result = Py_NewRef(dst_obj);
   return cb_call_end(&c, CUBRIDGE_OK, NULL);
@@ -362,21 +363,23 @@ static PyObject* cb_bind(PyObject* m, cb_args args, Py_ssize_t nargs) {
 }
 
 static PyMethodDef cb_op_methods[] = {
-    {"add", CB_FASTCALL(cb_add), "add(a, b, out, stream)"},
-    {"sub", CB_FASTCALL(cb_sub), "sub(a, b, out, stream)"},
-    {"mul", CB_FASTCALL(cb_mul), "mul(a, b, out, stream)"},
-    {"div", CB_FASTCALL(cb_div), "div(a, b, zero_value, out, stream)"},
-    {"axpy", CB_FASTCALL(cb_axpy), "axpy(alpha, x, y, out, stream)"},
-    {"scale", CB_FASTCALL(cb_scale), "scale(x, alpha, out, stream)"},
-    {"fill", CB_FASTCALL(cb_fill), "fill(x, value, stream)"},
-    {"astype", CB_FASTCALL(cb_astype), "astype(x, dtype, out, stream)"},
-    {"copy", CB_FASTCALL(cb_copy), "copy(obj, memory, stream, device=None) -> Array"},
-    {"copyto", CB_FASTCALL(cb_copyto), "copyto(dst, src, stream) -> dst"},
-    {"sum", CB_FASTCALL(cb_sum), "sum(x, stream)"},
-    {"dot", CB_FASTCALL(cb_dot), "dot(x, y, stream)"},
-    {"min", CB_FASTCALL(cb_min), "min(x, stream)"},
-    {"max", CB_FASTCALL(cb_max), "max(x, stream)"},
-    {"bind", CB_FASTCALL(cb_bind), "bind(name, module_name, doc) -> the op with its signature"},
+    {"add", CB_FASTCALL(cb_add), "add($module, a, b, out, stream, /)\n--\n\n"},
+    {"sub", CB_FASTCALL(cb_sub), "sub($module, a, b, out, stream, /)\n--\n\n"},
+    {"mul", CB_FASTCALL(cb_mul), "mul($module, a, b, out, stream, /)\n--\n\n"},
+    {"div", CB_FASTCALL(cb_div), "div($module, a, b, zero_value, out, stream, /)\n--\n\n"},
+    {"axpy", CB_FASTCALL(cb_axpy), "axpy($module, alpha, x, y, out, stream, /)\n--\n\n"},
+    {"scale", CB_FASTCALL(cb_scale), "scale($module, x, alpha, out, stream, /)\n--\n\n"},
+    {"fill", CB_FASTCALL(cb_fill), "fill($module, x, value, stream, /)\n--\n\n"},
+    {"astype", CB_FASTCALL(cb_astype), "astype($module, x, dtype, out, stream, /)\n--\n\n"},
+    {"copy", CB_FASTCALL(cb_copy),
+     "copy($module, obj, memory, stream, device=None, /)\n--\n\nReturns Array."},
+    {"copyto", CB_FASTCALL(cb_copyto), "copyto($module, dst, src, stream, /)\n--\n\nReturns dst."},
+    {"sum", CB_FASTCALL(cb_sum), "sum($module, x, stream, /)\n--\n\n"},
+    {"dot", CB_FASTCALL(cb_dot), "dot($module, x, y, stream, /)\n--\n\n"},
+    {"min", CB_FASTCALL(cb_min), "min($module, x, stream, /)\n--\n\n"},
+    {"max", CB_FASTCALL(cb_max), "max($module, x, stream, /)\n--\n\n"},
+    {"bind", CB_FASTCALL(cb_bind),
+     "bind($module, name, module_name, doc, /)\n--\n\nReturns the op with its signature."},
     {NULL, NULL, 0, NULL}};
 
 int cb_ops_init(PyObject* module, cb_module* m) {

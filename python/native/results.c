@@ -1,9 +1,9 @@
 /* New result arrays (results.h).
  *
  * NumPy results come from numpy.empty, NumPy's public Python API, called with
- * a numpy.dtype object (a dtype name would be parsed on every call). NumPy's C API would need NumPy's headers at build time, which an
- * abi3 extension built without NumPy does not have; the table behind them,
- * read by slot number, is what issue 41 took out.
+ * a numpy.dtype object (a dtype name would be parsed on every call). NumPy's C API would need
+ * NumPy's headers at build time, which an abi3 extension built without NumPy does not have; the
+ * table behind them, read by slot number, is what issue 41 took out.
  */
 #include "results.h"
 

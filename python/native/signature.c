@@ -17,8 +17,7 @@ const char* cb_keyword_text(int id) { return cb_keyword_texts[id]; }
 int cb_keywords_init(PyObject* module, cb_module* m) {
   (void)module;
   for (int i = 0; i < CB_KW_COUNT; i++) {
-    if ((m->keywords.names[i] = PyUnicode_InternFromString(cb_keyword_texts[i])) == NULL)
-      return -1;
+    if ((m->keywords.names[i] = PyUnicode_InternFromString(cb_keyword_texts[i])) == NULL) return -1;
   }
   return 0;
 }

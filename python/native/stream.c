@@ -25,7 +25,7 @@ int cb_stream_handle(cb_module* m, PyObject* obj, uintptr_t* handle) {
     by = PyObject_HasAttr(obj, m->names.cuda_stream_proto) ? CB_STREAM_BY_PROTOCOL
          : PyObject_HasAttr(obj, m->names.ptr)             ? CB_STREAM_BY_PTR
          : PyObject_HasAttr(obj, m->names.cuda_stream)     ? CB_STREAM_BY_CUDA_STREAM
-                                                        : CB_STREAM_BY_INSTANCE;
+                                                           : CB_STREAM_BY_INSTANCE;
   }
   PyObject* v = NULL;
   if (by == CB_STREAM_BY_PROTOCOL) {

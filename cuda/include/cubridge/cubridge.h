@@ -221,10 +221,10 @@ typedef struct cubridge_memory_stats {
   uint64_t peak_in_use_bytes;
   uint64_t alloc_count; /* allocations since start */
   uint64_t free_count;
-  uint64_t cached_bytes; /* freed blocks kept for their next allocation: the
-                            block cache's and the runtime's array cache's (part
-                            of reserved_bytes; added in 0.1: callers that set
-                            the older struct_size get every other field) */
+  uint64_t cached_bytes;  /* freed blocks kept for their next allocation: the
+                             block cache's and the runtime's array cache's (part
+                             of reserved_bytes; added in 0.1: callers that set
+                             the older struct_size get every other field) */
   uint64_t scratch_bytes; /* the library's own device memory: the host-array
                              path's staging buffers and the reductions' scratch
                              (part of reserved_bytes; cubridge_empty_cache

@@ -135,10 +135,10 @@ CUBRIDGE_API cubridge_status cubridge_array_export(cubridge_array array, int* pe
 #define CUBRIDGE_STRIDE_NOT_WHOLE INT64_MIN
 
 typedef struct cubridge_view {
-  size_t struct_size; /* caller sets sizeof(cubridge_view) */
-  const char* name;   /* the argument's name, for messages ("x", "out") */
-  void* data;         /* the first element */
-  int dtype;          /* cubridge_dtype; -1: the producer's type has none ... */
+  size_t struct_size;     /* caller sets sizeof(cubridge_view) */
+  const char* name;       /* the argument's name, for messages ("x", "out") */
+  void* data;             /* the first element */
+  int dtype;              /* cubridge_dtype; -1: the producer's type has none ... */
   const char* dtype_desc; /* ... and this says what it was ("torch.uint8"); may be NULL */
   int ndim;
   const int64_t* shape;   /* ndim dimensions */
@@ -187,10 +187,10 @@ typedef struct cubridge_call {
   cubridge_stream stream; /* the stream the work runs on (NULL: the default stream) */
   uintptr_t handle;       /* its cudaStream_t (0: the default stream) */
   int capturing;          /* 1: it records a graph; nothing is ordered now */
-  int device;   /* the device of every argument when all are device or managed
-                   memory of one device (cubridge_assume_device may be given it),
-                   else -1 */
-  int count;    /* arguments added */
+  int device;             /* the device of every argument when all are device or managed
+                             memory of one device (cubridge_assume_device may be given it),
+                             else -1 */
+  int count;              /* arguments added */
   /* The runtime's: */
   int flags;
   cubridge_stream followed; /* the producer's stream, when the call follows it */
