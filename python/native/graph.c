@@ -108,10 +108,9 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   }
   uintptr_t handle = 0;
   cubridge_status status = cubridge_stream_handle(live, &handle);
-  /* Its work finishes first: Arrays whose last use was there have no event
-   * for it (array.h, lazy_stream), and count on a closed stream being done.
-   * The GIL is held from the end of the wait to the destroy, so no Array is
-   * freed on the stream in between. A capture could begin during the wait. */
+  /* Its work finishes first, without the GIL (the destroy waits too, with
+   * it): the runtime's arrays last used there have no event for it, and count
+   * on a closed stream being done. A capture could begin during the wait. */
   int recording = status == CUBRIDGE_OK && cb_records(st, handle);
   if (status == CUBRIDGE_OK && !recording) {
     Py_BEGIN_ALLOW_THREADS;
