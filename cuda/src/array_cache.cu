@@ -78,6 +78,11 @@ bool array_cache_take(size_t bytes, int device, cudaStream_t raw, void** ptr,
   for (int i = g_count - 1; i >= 0; --i) {  // the newest first: likely done
     const Kept& k = g_kept[i];
     if (k.bytes != bytes || k.device != device) continue;
+    // A stream that records a graph (torch.cuda.graph's) cannot wait for an
+    // event of outside its recording: that would end the recording. The
+    // allocation then refuses it, as for any recording stream.
+    bool recording = false;
+    if (stream_recording(raw, &recording) != cudaSuccess || recording) return false;
     if (wait_event("cubridge_array_create", raw, device, k.event) != CUBRIDGE_OK) {
       clear_error();  // the pool serves it instead
       return false;

@@ -431,7 +431,19 @@ TEST(RuntimeOrder, EndedArrayIsReusedOnlyAfterItsUses) {
   double sum = 0;
   ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, cp, n, &sum, f.s), CUBRIDGE_OK);
   EXPECT_EQ(sum, 5.0 * n) << "the block was written before the last read of its old array";
-  for (cubridge_array a : {scratch, copy, y}) ASSERT_EQ(cubridge_array_destroy(a), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_array_destroy(y), CUBRIDGE_OK);  // kept again, behind g's event
+
+#if !defined(CUBRIDGE_NO_CUDA)  // (the CPU-only build's CUDA stand-in has no graphs)
+  // A recording stream (another library's capture) is not handed a kept block:
+  // waiting for its event would end the recording; the allocation is refused.
+  ASSERT_EQ(cudaStreamBeginCapture(g.raw, cudaStreamCaptureModeGlobal), cudaSuccess);
+  ExpectError(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, n * 4, -1, g.s, &y),
+              CUBRIDGE_ERR_INVALID_ARGUMENT, "recording a graph");
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamEndCapture(g.raw, &graph), cudaSuccess) << "the recording survived";
+  if (graph) cudaGraphDestroy(graph);
+#endif
+  for (cubridge_array a : {scratch, copy}) ASSERT_EQ(cubridge_array_destroy(a), CUBRIDGE_OK);
   ASSERT_EQ(cubridge_empty_cache(-1), CUBRIDGE_OK);
   EXPECT_EQ(Stats(0).cached_bytes, 0u);
 }
