@@ -511,8 +511,10 @@ TEST(RuntimeShutdown, ReleasesEveryCacheAndTheLibraryWorksOn) {
       << cubridge_last_error();  // 72 MiB of host arrays: the staged path on a GPU
   cubridge_array a = nullptr;
   ASSERT_EQ(cubridge_array_create(CUBRIDGE_MEMORY_DEVICE, 1 << 20, -1, nullptr, &a), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_fill(CUBRIDGE_FLOAT32, 1.0, Info(a).data, 1, nullptr), CUBRIDGE_OK);
   double sum = 0;
   ASSERT_EQ(cubridge_sum(CUBRIDGE_FLOAT32, Info(a).data, 1, &sum, nullptr), CUBRIDGE_OK);
+  EXPECT_EQ(sum, 1.0);
   ASSERT_EQ(cubridge_array_destroy(a), CUBRIDGE_OK);  // into the block cache
   if (OnCuda()) {
     const cubridge_memory_stats before = Stats(0);
