@@ -67,12 +67,13 @@ typedef struct cubridge_array_s* cubridge_array;
  * (-1: the device of `stream`, else the calling thread's), allocated in order
  * on `stream` (NULL: the default stream of that device): the allocation
  * counts as a write there, so other streams are ordered after it by
- * acquire. DEVICE blocks come, in order, from the blocks of arrays whose last
- * uses were on another library's stream, kept behind their event (the array
- * cache: at most 8 blocks of at most 32 MiB, counted as cached_bytes), the
- * block cache, the device's pool; on out-of-memory the array cache is
- * emptied and the allocation retried. bytes == 0 gives an array with no
- * memory (data NULL). */
+ * acquire. DEVICE blocks come from cubridge_malloc_async (block cache, pool);
+ * on another library's stream first from the array cache: blocks of arrays
+ * whose last uses were on such streams, kept behind their event (at most 8
+ * of at most 32 MiB, counted as cached_bytes), which `stream` then waits for.
+ * On out-of-memory the caches are emptied and the allocation retried. A
+ * stream that records a graph is refused, as by cubridge_malloc_async.
+ * bytes == 0 gives an array with no memory (data NULL). */
 CUBRIDGE_API cubridge_status cubridge_array_create(int kind, size_t bytes, int device,
                                                    cubridge_stream stream, cubridge_array* array);
 
