@@ -5,13 +5,27 @@
 
 #include "common.h"
 
-#define CB_NAMES(X)                                                                               \
-  X(dlpack, "__dlpack__")                                                                         \
-  X(dlpack_device, "__dlpack_device__") X(cai, "__cuda_array_interface__") X(shape, "shape")      \
-      X(typestr, "typestr") X(data, "data") X(strides, "strides") X(mask, "mask")                 \
-          X(stream, "stream") X(max_version, "max_version") X(handle, "_handle")                  \
-              X(cuda_stream_proto, "__cuda_stream__") X(ptr, "ptr") X(cuda_stream, "cuda_stream") \
-                  X(device_id, "device_id") X(dtype, "dtype") X(str, "str")
+/* One name a line: clang-format reflows this list differently on each pass. */
+// clang-format off
+#define CB_NAMES(X)                                 \
+  X(dlpack, "__dlpack__")                           \
+  X(dlpack_device, "__dlpack_device__")             \
+  X(cai, "__cuda_array_interface__")                \
+  X(shape, "shape")                                 \
+  X(typestr, "typestr")                             \
+  X(data, "data")                                   \
+  X(strides, "strides")                             \
+  X(mask, "mask")                                   \
+  X(stream, "stream")                               \
+  X(max_version, "max_version")                     \
+  X(handle, "_handle")                              \
+  X(cuda_stream_proto, "__cuda_stream__")           \
+  X(ptr, "ptr")                                     \
+  X(cuda_stream, "cuda_stream")                     \
+  X(device_id, "device_id")                         \
+  X(dtype, "dtype")                                 \
+  X(str, "str")
+// clang-format on
 
 typedef struct cb_names {
 #define CB_NAME_FIELD(field, text) PyObject* field;
