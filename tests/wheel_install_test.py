@@ -42,7 +42,7 @@ def other_python():
 def test_wheel_installs_and_runs_in_another_python(tmp_path):
     wheel = built_wheel()
     major = os.environ["CUBRIDGE_WHEEL_CUDA"]
-    # The distribution names the CUDA major: cubridge-cu13 -> cubridge_cu13-0.1.0-....whl
+    # The distribution names the CUDA major: cubridge-cu13 -> cubridge_cu13-0.2.0-....whl
     assert wheel.name.startswith("cubridge_cu%s-" % major) and wheel.suffix == ".whl", wheel.name
     python = other_python()
     if python is None:

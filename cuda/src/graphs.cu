@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "devices.h"
+#include "held_frees.h"
 #include "status.h"
 #include "streams.h"
 
@@ -50,8 +51,14 @@ CUBRIDGE_API cubridge_status cubridge_stream_begin_capture(cubridge_stream strea
 #else
   // Relaxed: other threads may still allocate and query while this stream
   // records; work on the legacy default stream (which this blocking stream
-  // is ordered with) still ends the recording (cubridge.h).
-  CUBRIDGE_CUDA(fn, cudaStreamBeginCapture(stream->stream, cudaStreamCaptureModeRelaxed));
+  // is ordered with) still ends the recording (cubridge.h). Counted first: a
+  // runtime array freed from here on waits for the recording's end.
+  capture_begins(stream->stream);
+  cudaError_t err = cudaStreamBeginCapture(stream->stream, cudaStreamCaptureModeRelaxed);
+  if (err != cudaSuccess) {
+    capture_ends(stream->stream);
+    return fail_cuda(err, fn, "cudaStreamBeginCapture");
+  }
   return CUBRIDGE_OK;
 #endif
 }
@@ -71,7 +78,16 @@ CUBRIDGE_API cubridge_status cubridge_stream_end_capture(cubridge_stream stream,
   cudaGraph_t g = nullptr;
   // Ends the recording even when it failed (an op that synchronises, say):
   // the stream is usable again either way.
+  bool recording = false;
+  if (stream_recording(stream, &recording) != cudaSuccess || !recording) {
+    return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is not recording a graph",
+                fn);
+  }
   cudaError_t err = cudaStreamEndCapture(stream->stream, &g);
+  // The message, then the runtime arrays freed meanwhile (the last recording
+  // to end frees them; a free is a library call but leaves the message).
+  capture_ends(stream->stream);
+  clear_error();
   if (err != cudaSuccess) {
     if (g) cudaGraphDestroy(g);
     return fail_cuda(err, fn,

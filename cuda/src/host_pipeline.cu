@@ -110,6 +110,15 @@ void release_staging(StagingSet* set) {
   destroy(set);  // no other caller can find it
 }
 
+size_t staging_bytes(int device) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  size_t sets = 0;
+  if (g_sets) {
+    for (const StagingSet* s : *g_sets) sets += s->device == device ? 1 : 0;
+  }
+  return sets * kSlots * kSlotBuffers * kChunkBytes;
+}
+
 void trim_staging(int device) {
   std::vector<StagingSet*> idle;
   {

@@ -34,6 +34,8 @@ void release_staging(StagingSet* set);
 // Gives the buffers of `device`'s idle sets back to the pools (the pinned
 // cache, the device pool). Runs with `device` current.
 void trim_staging(int device);
+// Device bytes of `device`'s staging sets, in use or not.
+size_t staging_bytes(int device);
 
 }  // namespace cubridge
 

@@ -11,6 +11,7 @@
 #include <new>
 #include <vector>
 
+#include "array_cache.h"
 #include "backend.h"
 #include "block_cache.h"
 #include "devices.h"
@@ -18,6 +19,7 @@
 #include "host_pipeline.h"
 #include "pointers.h"
 #include "pool.h"
+#include "reduce_cache.h"
 #include "status.h"
 #include "streams.h"
 #include "tuning.h"
@@ -200,6 +202,7 @@ void trim_pinned(bool wait) {
 }  // namespace
 
 void release_cached(int device) {
+  array_cache_release(device);
   cache_release_device(device);
   trim_staging(device);
   trim_device(device);
@@ -517,15 +520,23 @@ CUBRIDGE_API cubridge_status cubridge_memory_stats_get(int device, cubridge_memo
                 dev);
   }
   const Counters& c = g_counters[dev];
-  stats->struct_size =
-      size < sizeof(cubridge_memory_stats) ? oldest : sizeof(cubridge_memory_stats);
-  stats->in_use_bytes = c.in_use.load();
+  // Fields of 0.1 (up to cached_bytes) and of 0.2 (scratch_bytes).
+  const size_t with_cached = offsetof(cubridge_memory_stats, scratch_bytes);
+  stats->struct_size = size < with_cached                     ? oldest
+                       : size < sizeof(cubridge_memory_stats) ? with_cached
+                                                              : sizeof(cubridge_memory_stats);
+  // Blocks in the array cache were freed by their users: cached, not in use.
+  const uint64_t kept = on_cpu() ? 0 : array_cache_bytes(dev);
+  stats->in_use_bytes = c.in_use.load() - kept;
   stats->peak_in_use_bytes = c.peak.load();
   stats->alloc_count = c.allocs.load();
   stats->free_count = c.frees.load();
   stats->reserved_bytes = stats->in_use_bytes;
-  const uint64_t cached = on_cpu() ? host_cached() : cache_bytes(dev);
-  if (size >= sizeof(cubridge_memory_stats)) stats->cached_bytes = cached;
+  const uint64_t cached = on_cpu() ? host_cached() : cache_bytes(dev) + kept;
+  if (size >= with_cached) stats->cached_bytes = cached;
+  if (size >= sizeof(cubridge_memory_stats)) {
+    stats->scratch_bytes = on_cpu() ? 0 : staging_bytes(dev) + reduce_scratch_bytes(dev);
+  }
   if (on_cpu()) {
     stats->reserved_bytes += cached;
   } else {
@@ -554,8 +565,39 @@ CUBRIDGE_API cubridge_status cubridge_empty_cache(int device) {
     if (!g_pools[d].used.load()) continue;  // never allocated there: nothing cached
     DeviceGuard guard;
     CUBRIDGE_TRY(guard.enter(fn, d));
+    array_cache_release(d);
     cache_release_device(d);
     trim_staging(d);
+    trim_device(d);
+  }
+  trim_pinned(true);
+  return CUBRIDGE_OK;
+}
+
+CUBRIDGE_API cubridge_status cubridge_shutdown(void) {
+  const char* fn = "cubridge_shutdown";
+  clear_error();
+  if (on_cpu()) {
+    host_trim();
+    return CUBRIDGE_OK;
+  }
+  if (backend().cuda_status != CUBRIDGE_OK) return CUBRIDGE_OK;  // nothing was ever made
+  const int count = backend().device_count;
+  for (int d = 0; d < count && d < kMaxDevices; ++d) {
+    if (!g_pools[d].used.load()) continue;
+    DeviceGuard guard;
+    CUBRIDGE_TRY(guard.enter(fn, d));
+    CUBRIDGE_CUDA(fn, cudaDeviceSynchronize());
+    array_cache_release(d);
+    cache_release_device(d);
+    trim_staging(d);
+  }
+  reduce_scratch_release();
+  event_spares_release();
+  for (int d = 0; d < count && d < kMaxDevices; ++d) {
+    if (!g_pools[d].used.load()) continue;
+    DeviceGuard guard;
+    CUBRIDGE_TRY(guard.enter(fn, d));
     trim_device(d);
   }
   trim_pinned(true);

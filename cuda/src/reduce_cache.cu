@@ -25,6 +25,7 @@ struct Cache {
   std::map<Key, ReduceScratch*> keyed;
   std::vector<ReduceScratch*> spare;  // entries of destroyed streams
   std::map<int, size_t> per_device;   // entries made, per device
+  std::map<int, size_t> with_memory;  // of which hold their memory
 };
 std::mutex g_mu;
 Cache* g_cache = nullptr;
@@ -84,9 +85,17 @@ cudaError_t make(ReduceScratch* s, const char** what) {
   return cudaMalloc(&s->blocks, kRedScratchBytes);
 }
 
-void unmake(ReduceScratch* s) {
+// Frees the entry's memory (it stays an entry, made again on use).
+void free_memory_of(ReduceScratch* s) {
   if (s->result) cudaFreeHost(s->result);
   if (s->blocks) cudaFree(s->blocks);
+  (void)cudaGetLastError();
+  s->result = s->result_dev = s->blocks = nullptr;
+  s->seq = 0;
+}
+
+void unmake(ReduceScratch* s) {
+  free_memory_of(s);
   delete s;
 }
 
@@ -112,10 +121,9 @@ cubridge_status find_or_key(const char* fn, Cache& c, Key key, ReduceScratch** o
   const bool fresh = s == nullptr;
   const char* what = "cudaMemsetAsync (reduction counter)";
   cudaError_t err = cudaSuccess;
-  if (fresh) {
-    s = new ReduceScratch();
-    err = make(s, &what);
-  }
+  if (fresh) s = new ReduceScratch();
+  const bool bare = s->blocks == nullptr;  // new, or released by cubridge_shutdown
+  if (bare) err = make(s, &what);
   // Zeroed on `stream`, ahead of the first kernel there: cudaMemset would run
   // on the legacy default stream, which a non-blocking stream does not wait
   // for. A handed-on entry's counter is 0 already (each reduction leaves it
@@ -125,11 +133,13 @@ cubridge_status find_or_key(const char* fn, Cache& c, Key key, ReduceScratch** o
     if (fresh) {
       unmake(s);
     } else {
+      if (bare) free_memory_of(s);
       c.spare.push_back(s);
     }
     return fail_cuda(err, fn, what);
   }
   if (fresh) c.per_device[key.first]++;
+  if (bare) c.with_memory[key.first]++;
   {
     std::lock_guard<std::mutex> lk(s->mu);  // unkeyed: nobody holds it long
     s->device = key.first;
@@ -175,6 +185,35 @@ cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratc
     }
   } catch (const std::bad_alloc&) {
     return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+}
+
+size_t reduce_scratch_bytes(int device) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  if (!g_cache) return 0;
+  auto it = g_cache->with_memory.find(device);
+  return it == g_cache->with_memory.end() ? 0 : it->second * kRedScratchBytes;
+}
+
+void reduce_scratch_release() {
+  std::lock_guard<std::mutex> lk(g_mu);
+  if (!g_cache) return;
+  Cache& c = *g_cache;
+  try {
+    std::vector<ReduceScratch*> keyed;
+    for (const auto& kv : c.keyed) keyed.push_back(kv.second);
+    for (ReduceScratch* s : keyed) {
+      if (take_over(c, s)) c.spare.push_back(s);  // a reduction holds it: left alone
+    }
+  } catch (const std::bad_alloc&) {
+    // Entries not handed to spare keep their memory; released another time.
+  }
+  for (ReduceScratch* s : c.spare) {
+    if (s->blocks == nullptr || !s->mu.try_lock()) continue;
+    const int device = s->device;
+    free_memory_of(s);
+    s->mu.unlock();
+    if (c.with_memory[device] > 0) c.with_memory[device]--;
   }
 }
 

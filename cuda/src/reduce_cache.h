@@ -46,6 +46,13 @@ cubridge_status reduce_scratch(const char* fn, cudaStream_t stream, ReduceScratc
 // not in use) is kept for the next new stream of its device.
 void reduce_scratch_forget(cudaStream_t stream);
 
+// Device bytes of `device`'s entries (cubridge_memory_stats.scratch_bytes).
+size_t reduce_scratch_bytes(int device);
+
+// Frees the memory of every entry no reduction holds (cubridge_shutdown);
+// they are made again on use.
+void reduce_scratch_release();
+
 }  // namespace cubridge
 
 #endif  // CUBRIDGE_SRC_REDUCE_CACHE_H_

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "block_cache.h"
 #include "devices.h"
+#include "held_frees.h"
 #include "reduce_cache.h"
 #include "status.h"
 #include "streams.h"
@@ -83,9 +84,67 @@ cubridge_status enter_stream_device(const char* fn, cubridge_stream s, DeviceGua
   return guard->enter(fn, s->device);
 }
 
-}  // namespace cubridge
+cubridge_status wait_event(const char* fn, cudaStream_t raw, int device, cubridge_event event) {
+  const EventState e = event_state(event);
+  if (on_cpu() || !e.event) return CUBRIDGE_OK;  // CPU: every op already finished
+  CUBRIDGE_TRY(cuda_ready(fn));
+  // An event never recorded has no work to wait for (as in CUDA).
+  if (!e.recorded) return CUBRIDGE_OK;
+  DeviceGuard guard;
+  if (default_stream(raw)) CUBRIDGE_TRY(guard.enter(fn, device));
+  CUBRIDGE_CUDA(fn, cudaStreamWaitEvent(raw, e.event, 0));
+  return CUBRIDGE_OK;
+}
 
-extern "C" {
+void destroy_event(cubridge_event event) {
+  if (!event) return;
+  cudaEvent_t e = event->event;
+  for (const auto& other : event->others) cudaEventDestroy(other.second);
+  delete event;
+  if (e && cudaEventDestroy(e) != cudaSuccess) (void)cudaGetLastError();
+}
+
+cubridge_status record_event(const char* fn, cubridge_event event, cudaStream_t raw, int device) {
+  std::lock_guard<std::mutex> lk(event->mu);
+  if (event->event) {
+    CUBRIDGE_TRY(cuda_ready(fn));
+    // An event records on a stream of its own device: move it to the
+    // stream's device first (its earlier record is then forgotten).
+    int dev = device;
+    if (dev < 0) CUBRIDGE_TRY(current_device(fn, &dev));
+    DeviceGuard guard;
+    if (default_stream(raw)) CUBRIDGE_TRY(guard.enter(fn, device));
+    if (dev != event->device) {
+      // The event of `dev` from an earlier move, else a new one; the one left
+      // stays (a call on another thread may still use it).
+      CUBRIDGE_TRY(guard.enter(fn, dev));
+      auto& others = event->others;
+      try {
+        others.reserve(others.size() + 1);  // the emplace below cannot fail then
+      } catch (const std::bad_alloc&) {
+        return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+      }
+      auto it = std::find_if(others.begin(), others.end(),
+                             [dev](const auto& o) { return o.first == dev; });
+      cudaEvent_t e = nullptr;
+      if (it != others.end()) {
+        e = it->second;
+        others.erase(it);
+      } else {
+        CUBRIDGE_CUDA(fn, cudaEventCreate(&e));
+      }
+      others.emplace_back(event->device, event->event);
+      event->event = e;
+      event->device = dev;
+      event->recorded = false;
+    }
+    CUBRIDGE_CUDA(fn, cudaEventRecord(event->event, raw));
+  } else {
+    event->when = std::chrono::steady_clock::now();
+  }
+  event->recorded = true;
+  return CUBRIDGE_OK;
+}
 
 namespace {
 
@@ -133,6 +192,26 @@ bool registered_stream(cudaStream_t s, int* device) {
   *device = it->second;
   return true;
 }
+
+}  // namespace
+
+bool stream_alive(cudaStream_t s, int* device) { return registered_stream(s, device); }
+
+std::unique_lock<std::mutex> lock_live_stream(cudaStream_t s, int* device) {
+  if (!s) return {};
+  StreamRegistry& r = registry();
+  std::unique_lock<std::mutex> lock(r.mu);
+  auto it = r.devices.find(s);
+  if (it == r.devices.end()) return {};
+  *device = it->second;
+  return lock;
+}
+
+}  // namespace cubridge
+
+extern "C" {
+
+namespace {
 
 cubridge_status create_stream(const char* fn, int device, cubridge_stream* stream) {
   if (!stream) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'stream' is NULL", fn);
@@ -255,15 +334,7 @@ CUBRIDGE_API cubridge_status cubridge_stream_wait_event(cubridge_stream stream,
   const char* fn = "cubridge_stream_wait_event";
   clear_error();
   if (!event) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'event' is NULL", fn);
-  const EventState e = event_state(event);
-  if (on_cpu() || !e.event) return CUBRIDGE_OK;  // CPU: every op already finished
-  CUBRIDGE_TRY(cuda_ready(fn));
-  // An event never recorded has no work to wait for (as in CUDA).
-  if (!e.recorded) return CUBRIDGE_OK;
-  DeviceGuard guard;
-  CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
-  CUBRIDGE_CUDA(fn, cudaStreamWaitEvent(raw_stream(stream), e.event, 0));
-  return CUBRIDGE_OK;
+  return wait_event(fn, raw_stream(stream), stream ? stream->device : -1, event);
 }
 
 CUBRIDGE_API cubridge_status cubridge_stream_from_handle(uintptr_t handle,
@@ -284,14 +355,31 @@ CUBRIDGE_API cubridge_status cubridge_stream_destroy(cubridge_stream stream) {
   const char* fn = "cubridge_stream_destroy";
   clear_error();
   if (!stream) return CUBRIDGE_OK;
-  cache_release_stream(stream);  // its cached blocks, while it can order their free
   cudaStream_t s = stream->stream;
   bool owned = stream->owned;
+  // A created stream's work finishes first: runtime arrays last used there
+  // have no event for it, and count on a stream that is gone being done.
+  cudaError_t synced = cudaSuccess;
+  bool recording = false;
+  if (owned && s && stream_recording(s, &recording) == cudaSuccess && recording) {
+    // Destroyed while it records (a Go Capture whose callback closed it): the
+    // recording is ended and dropped, and the frees held for it go ahead.
+#if !defined(CUBRIDGE_NO_CUDA)
+    cudaGraph_t g = nullptr;
+    if (cudaStreamEndCapture(s, &g) == cudaSuccess && g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+#endif
+    capture_ends(s);
+    recording = false;
+  }
+  if (owned && s && !recording) synced = cudaStreamSynchronize(s);
+  cache_release_stream(stream);  // its cached blocks, while it can order their free
   delete stream;
   if (owned && s) {
     reduce_scratch_forget(s);  // for the next stream of its device
     unregister_stream(s);
     CUBRIDGE_CUDA(fn, cudaStreamDestroy(s));
+    CUBRIDGE_CUDA(fn, synced);
   }
   return CUBRIDGE_OK;
 }
@@ -359,13 +447,8 @@ CUBRIDGE_API cubridge_status cubridge_event_create(cubridge_event* event) {
 }
 
 CUBRIDGE_API cubridge_status cubridge_event_destroy(cubridge_event event) {
-  const char* fn = "cubridge_event_destroy";
   clear_error();
-  if (!event) return CUBRIDGE_OK;
-  cudaEvent_t e = event->event;
-  for (const auto& other : event->others) cudaEventDestroy(other.second);
-  delete event;
-  if (e) CUBRIDGE_CUDA(fn, cudaEventDestroy(e));
+  destroy_event(event);
   return CUBRIDGE_OK;
 }
 
@@ -373,45 +456,7 @@ CUBRIDGE_API cubridge_status cubridge_event_record(cubridge_event event, cubridg
   const char* fn = "cubridge_event_record";
   clear_error();
   if (!event) return fail(CUBRIDGE_ERR_INVALID_ARGUMENT, "%s: argument 'event' is NULL", fn);
-  std::lock_guard<std::mutex> lk(event->mu);
-  if (event->event) {
-    CUBRIDGE_TRY(cuda_ready(fn));
-    // An event records on a stream of its own device: move it to the
-    // stream's device first (its earlier record is then forgotten).
-    int dev = stream ? stream->device : -1;
-    if (dev < 0) CUBRIDGE_TRY(current_device(fn, &dev));
-    DeviceGuard guard;
-    CUBRIDGE_TRY(enter_stream_device(fn, stream, &guard));
-    if (dev != event->device) {
-      // The event of `dev` from an earlier move, else a new one; the one left
-      // stays (a call on another thread may still use it).
-      CUBRIDGE_TRY(guard.enter(fn, dev));
-      auto& others = event->others;
-      try {
-        others.reserve(others.size() + 1);  // the emplace below cannot fail then
-      } catch (const std::bad_alloc&) {
-        return fail(CUBRIDGE_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-      }
-      auto it = std::find_if(others.begin(), others.end(),
-                             [dev](const auto& o) { return o.first == dev; });
-      cudaEvent_t e = nullptr;
-      if (it != others.end()) {
-        e = it->second;
-        others.erase(it);
-      } else {
-        CUBRIDGE_CUDA(fn, cudaEventCreate(&e));
-      }
-      others.emplace_back(event->device, event->event);
-      event->event = e;
-      event->device = dev;
-      event->recorded = false;
-    }
-    CUBRIDGE_CUDA(fn, cudaEventRecord(event->event, raw_stream(stream)));
-  } else {
-    event->when = std::chrono::steady_clock::now();
-  }
-  event->recorded = true;
-  return CUBRIDGE_OK;
+  return record_event(fn, event, raw_stream(stream), stream ? stream->device : -1);
 }
 
 CUBRIDGE_API cubridge_status cubridge_event_synchronize(cubridge_event event) {

@@ -70,6 +70,28 @@ cudaError_t stream_device(cudaStream_t s, int* device);
 cudaError_t stream_recording(cubridge_stream s, bool* recording);
 cudaError_t stream_recording(cudaStream_t raw, bool* recording);
 
+// True, with its device, when `s` is a live stream this library created
+// (asks CUDA nothing: safe on a handle destroyed meanwhile).
+bool stream_alive(cudaStream_t s, int* device);
+
+// Records `e` on `raw`, a stream of `device` (-1: the current device, whose
+// default stream a default handle then names); an event of another device is
+// moved to `device` first. The public cubridge_event_record without clearing
+// the message.
+cubridge_status record_event(const char* fn, cubridge_event e, cudaStream_t raw, int device);
+
+// Holds the stream registry's lock while `s` is a live stream this library
+// created (*device: its device): it cannot be destroyed meanwhile. An empty
+// lock when it is not.
+std::unique_lock<std::mutex> lock_live_stream(cudaStream_t s, int* device);
+
+// cubridge_event_destroy without touching this thread's message.
+void destroy_event(cubridge_event e);
+
+// `raw` (of `device`, as above) waits for `e`'s recorded work; nothing when
+// it was never recorded, and nothing on the CPU backend.
+cubridge_status wait_event(const char* fn, cudaStream_t raw, int device, cubridge_event e);
+
 }  // namespace cubridge
 
 #endif  // CUBRIDGE_SRC_STREAMS_H_

@@ -1,12 +1,11 @@
 package cubridge
 
-// #include "cubridge/cubridge.h"
+// #include "cubridge/runtime.h"
 import "C"
 
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"unsafe"
 )
 
@@ -33,30 +32,32 @@ const HostDevice = -1
 // in managed memory or in pinned host memory. Its memory is not Go memory;
 // move data in and out with CopyFrom, CopyTo and Copy.
 //
-// Device buffers come from the library's stream-ordered memory pool of their
-// device (cubridge_malloc_async): allocating and freeing cost no device
-// synchronization, and freed memory is reused once the buffer's stream has
-// reached the free (a block of up to 32 MiB freed on the default stream or a
-// stream of NewStream goes to the next allocation of its size on that stream
-// without a CUDA call). Work queued on other streams that uses a buffer must
-// be ordered before its Free (synchronize that stream, or make the buffer's
-// stream wait for it).
+// A Buffer is an array of the library's runtime (cubridge/runtime.h), as a
+// Python cubridge.Array is: it knows when it is ready. An operation on a
+// stream waits, on the device, for the work that last wrote the buffer on
+// another stream (and a write also for the other streams' reads), through
+// events, never a device-wide synchronization; and the buffer's memory is
+// reused, after Free or by the garbage collector, only once every operation
+// of this package that used it is done, whatever streams they ran on. Device
+// memory comes from the library's stream-ordered pool of its device: freed
+// blocks are reused without a CUDA call on the stream of their last use (the
+// default stream or one of NewStream), or behind the event of their last use
+// on another library's stream (StreamFromHandle). Work that this package did
+// not queue (another library's kernels on the buffer's memory) is the
+// caller's to order.
 //
 // Free a Buffer when done with it. A Buffer that becomes unreachable is
 // freed by the garbage collector as a safety net, but GPU memory is scarcer
-// than the collector knows. The collector frees on the device's default
-// stream, which waits for work on streams of NewStream but not for work on a
-// non-blocking stream of another library's (StreamFromHandle): keep such a
-// Buffer reachable until that work is done. A Buffer is safe for use by many
-// goroutines; Free waits for calls that are using the buffer to return, after
-// which every use reports ErrInvalidArgument.
+// than the collector knows. A Buffer is safe for use by many goroutines;
+// Free waits for calls that are using the buffer to return, after which every
+// use reports ErrInvalidArgument.
 type Buffer[T Number] struct {
 	res     resource
-	ptr     unsafe.Pointer // C memory; nil when n == 0 or after Free
+	arr     C.cubridge_array // the runtime's array: the memory and its uses; nil after Free
+	ptr     unsafe.Pointer   // its C memory; nil when n == 0 or after Free
 	n       int
 	kind    MemoryKind
-	device  int     // the CUDA device (0 on the CPU backend)
-	stream  *Stream // allocated (and freed) in order on this stream; nil: the default one
+	device  int // the CUDA device (0 on the CPU backend)
 	cleanup runtime.Cleanup
 }
 
@@ -98,11 +99,6 @@ func NewPinned[T Number](n int, opts ...AllocOption) (*Buffer[T], error) {
 	return newBuffer[T](PinnedMemory, n, opts)
 }
 
-type freeArgs struct {
-	kind MemoryKind
-	ptr  unsafe.Pointer
-}
-
 func newBuffer[T Number](kind MemoryKind, n int, opts []AllocOption) (*Buffer[T], error) {
 	size := int(unsafe.Sizeof(*new(T)))
 	if n < 0 {
@@ -127,6 +123,7 @@ func newBuffer[T Number](kind MemoryKind, n int, opts []AllocOption) (*Buffer[T]
 	}
 	defer h.release()
 	device := cfg.device
+	var arr C.cubridge_array
 	var p unsafe.Pointer
 	if err := check("malloc", func() C.cubridge_status {
 		if device == -1 {
@@ -138,22 +135,14 @@ func newBuffer[T Number](kind MemoryKind, n int, opts []AllocOption) (*Buffer[T]
 			}
 			device = int(d) // no stream: device 0
 		}
-		if kind != DeviceMemory {
-			// Managed and pinned memory: not pooled; the device is only checked.
-			if st := C.cubridge_check_device(C.int(device)); st != C.CUBRIDGE_OK {
-				return st
-			}
-			return C.cubridge_malloc(C.int(kind), C.size_t(n*size), &p)
-		}
-		return C.cubridge_malloc_async(C.int(kind), C.size_t(n*size), C.int(device), sh, &p)
+		return createArray(kind, n*size, device, sh, &arr, &p)
 	}); err != nil {
 		return nil, err
 	}
-	b := &Buffer[T]{ptr: p, n: n, kind: kind, device: device, stream: cfg.stream}
+	b := &Buffer[T]{arr: arr, ptr: p, n: n, kind: kind, device: device}
 	b.res.init()
-	if p != nil {
-		b.cleanup = runtime.AddCleanup(b, func(a freeArgs) { freeOrDefer(a, nil, false) }, freeArgs{kind, p})
-	}
+	b.res.array = arr
+	b.cleanup = runtime.AddCleanup(b, func(a C.cubridge_array) { C.cubridge_array_destroy(a) }, arr)
 	return b, nil
 }
 
@@ -188,82 +177,20 @@ func (b *Buffer[T]) Kind() MemoryKind {
 // DType returns the library dtype of b's elements.
 func (b *Buffer[T]) DType() DType { return DTypeOf[T]() }
 
-// Free releases b's memory. Freeing a freed Buffer does nothing; freeing one
-// that an open Graph recorded is refused (ErrInvalidArgument) until the Graph
-// is closed.
+// Free releases b's memory: it is reused once the work queued on it so far
+// is done. Freeing a freed Buffer does nothing; freeing one that an open Graph
+// recorded is refused (ErrInvalidArgument) until the Graph is closed. While a
+// Stream records a Graph (Capture), the memory waits for the recording's end
+// (a free on the default stream would end it).
 func (b *Buffer[T]) Free() error {
 	if b == nil {
 		return nil
 	}
-	// In order on the allocation's stream; if that stream is already closed,
-	// on the device's default stream. The stream is older than b, so locking
-	// it first keeps the package's lock order (increasing resource id).
-	var sh C.cubridge_stream
-	recording := false
-	if s := b.stream; s != nil {
-		s.res.mu.RLock()
-		defer s.res.mu.RUnlock()
-		if !s.res.closed {
-			sh = s.h
-			recording = s.recording.Load() != nil
-		}
-	}
 	return b.res.close("free", "buffer", &b.cleanup, func() error {
-		a := freeArgs{b.kind, b.ptr}
-		b.ptr, b.n = nil, 0
-		return freeOrDefer(a, sh, recording)
+		arr := b.arr
+		b.arr, b.ptr, b.n = nil, nil, 0
+		return check("free", func() C.cubridge_status { return C.cubridge_array_destroy(arr) })
 	})
-}
-
-// captures counts the Streams recording a Graph (Capture). While one records,
-// a free on the default stream would end the recording with an error (the
-// package's streams are ordered with the default stream), as would one on the
-// recording stream itself: such frees wait for the last recording to end.
-var captures struct {
-	sync.Mutex // held across such a free: a recording begins after it
-	active     int
-	deferred   []freeArgs
-}
-
-// freeOrDefer frees a's memory on sh (nil: the default stream; memory other
-// than device memory at once), or keeps it for the end of the recordings under
-// way when that free would end one (sh nil, or recording).
-func freeOrDefer(a freeArgs, sh C.cubridge_stream, recording bool) error {
-	if sh == nil || a.kind != DeviceMemory || recording {
-		captures.Lock()
-		defer captures.Unlock()
-		if captures.active > 0 {
-			captures.deferred = append(captures.deferred, a)
-			return nil
-		}
-	}
-	return check("free", func() C.cubridge_status {
-		if a.kind != DeviceMemory || sh == nil {
-			return C.cubridge_free(C.int(a.kind), a.ptr)
-		}
-		return C.cubridge_free_async(C.int(a.kind), a.ptr, sh)
-	})
-}
-
-// captureBegins and captureEnds bracket a recording; the last to end frees
-// what was kept meanwhile.
-func captureBegins() {
-	captures.Lock()
-	captures.active++
-	captures.Unlock()
-}
-
-func captureEnds() {
-	captures.Lock()
-	captures.active--
-	var kept []freeArgs
-	if captures.active == 0 {
-		kept, captures.deferred = captures.deferred, nil
-	}
-	captures.Unlock()
-	for _, a := range kept {
-		_ = freeOrDefer(a, nil, false) // errors have no caller to go to, as in a GC cleanup
-	}
 }
 
 func (b *Buffer[T]) arg(name string) arg {
@@ -297,12 +224,18 @@ func (b *Buffer[T]) copySlice(op string, s []T, in bool) error {
 	if b.n == 0 {
 		return nil
 	}
-	host := unsafe.Pointer(unsafe.SliceData(s))
-	dst, src := host, b.ptr
+	// On the default stream: after the buffer's last write (CopyTo), or after
+	// every use of it (CopyFrom writes it).
+	c := call{op: callCopy}
+	dt := DTypeOf[T]()
 	if in {
-		dst, src = b.ptr, host
+		add(&c, b, true)
+		c.slice(unsafe.Pointer(unsafe.SliceData(s)), dt, b.n, false)
+	} else {
+		c.slice(unsafe.Pointer(unsafe.SliceData(s)), dt, b.n, true)
+		add(&c, b, false)
 	}
-	err = check(op, func() C.cubridge_status { return C.cubridge_memcpy(dst, src, bytesOf[T](b.n), nil) })
+	err = check(op, func() C.cubridge_status { return c.run(nil) })
 	runtime.KeepAlive(s)
 	return err
 }
@@ -319,26 +252,26 @@ func (b *Buffer[T]) Prefetch(device int, s *Stream) error {
 	if b.kind != ManagedMemory {
 		return invalid("prefetch", "buffer is %v memory; only managed memory can be prefetched", b.kind)
 	}
-	return check("prefetch", func() C.cubridge_status {
-		return C.cubridge_prefetch(b.ptr, bytesOf[T](b.n), C.int(device), sh)
-	})
+	c := call{op: callPrefetch, extra: device}
+	add(&c, b, false) // moved, not changed: a use like a read
+	return check("prefetch", func() C.cubridge_status { return c.run(sh) })
 }
 
 // Copy copies src into dst, two buffers of the same length, on stream s.
 // Between device, managed and pinned memory the copy is asynchronous on s.
 func Copy[T Number](dst, src *Buffer[T], s *Stream) error {
-	return srcToDst("memcpy", dst, src, s, func(sh C.cubridge_stream) C.cubridge_status {
-		return C.cubridge_memcpy(dst.ptr, src.ptr, bytesOf[T](dst.n), sh)
-	})
+	return srcToDst("memcpy", dst, src, s, callCopy)
 }
 
 // HostSlice returns a Go slice over a pinned or managed buffer's memory, for
-// reading and writing it in place without copies. The slice is valid only
-// until b is freed, and must not be touched while device work that uses b
-// may be running (synchronize first). The slice does not keep b alive: keep
-// b reachable while the slice is used (runtime.KeepAlive(b) after the last
-// use), or the garbage collector frees the memory under it. Device buffers
-// return ErrInvalidArgument: their memory is not addressable from the host.
+// reading and writing it in place without copies, once the work of this
+// package queued on b so far is done (HostSlice waits for it). The slice is
+// valid only until b is freed, and must not be touched while device work
+// queued later that uses b may be running (synchronize first). The slice does
+// not keep b alive: keep b reachable while the slice is used
+// (runtime.KeepAlive(b) after the last use), or the garbage collector frees
+// the memory under it. Device buffers return ErrInvalidArgument: their memory
+// is not addressable from the host.
 func (b *Buffer[T]) HostSlice() ([]T, error) {
 	h, _, err := begin("host_slice", nil, b.arg("buffer"))
 	if err != nil {
@@ -350,6 +283,11 @@ func (b *Buffer[T]) HostSlice() ([]T, error) {
 	}
 	if b.n == 0 {
 		return []T{}, nil
+	}
+	if err := check("host_slice", func() C.cubridge_status {
+		return C.cubridge_array_sync(b.arr, C.CUBRIDGE_ACCESS_WRITE)
+	}); err != nil {
+		return nil, err
 	}
 	return unsafe.Slice((*T)(b.ptr), b.n), nil
 }

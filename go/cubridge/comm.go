@@ -2,11 +2,14 @@ package cubridge
 
 // #include <stdlib.h>
 // #include "cubridge/comm.h"
+// #include "cubridge/runtime.h"
 import "C"
 
 import (
+	"errors"
 	"runtime"
 	"sync"
+	"syscall"
 	"unsafe"
 )
 
@@ -263,12 +266,65 @@ func Group(f func() error) error {
 	if err := check("comm_group_start", func() C.cubridge_status { return C.cubridge_comm_group_start() }); err != nil {
 		return err
 	}
+	g := &group{}
+	tid := syscall.Gettid()
+	groups.Store(tid, g)
 	ferr := f()
+	groups.Delete(tid)
 	gerr := check("comm_group_end", func() C.cubridge_status { return C.cubridge_comm_group_end() })
+	if gerr == nil {
+		gerr = g.record()
+	}
 	if ferr != nil {
 		return ferr
 	}
 	return gerr
+}
+
+// groups holds the Group in progress on each OS thread (Group locks its
+// goroutine to one): its collectives' uses of Buffers are recorded once
+// NCCL has queued their kernels, at the group's end.
+var groups sync.Map // OS thread id -> *group
+
+type group struct {
+	uses []groupUse
+}
+
+// groupUse is a collective's use of its Buffers, recorded at the group's end.
+type groupUse struct {
+	op         string
+	s          *Stream
+	send, recv arg
+}
+
+func inGroup() *group {
+	if g, ok := groups.Load(syscall.Gettid()); ok {
+		return g.(*group)
+	}
+	return nil
+}
+
+// record records the uses (a Buffer freed or a Stream closed meanwhile is
+// skipped: Free inside the group is documented as queued before it).
+func (g *group) record() error {
+	var errs []error
+	for _, u := range g.uses {
+		args := []arg{u.recv}
+		if u.send.r != nil && u.send.r != u.recv.r {
+			args = append(args, u.send)
+		}
+		h, sh, err := begin(u.op, u.s, args...)
+		if err != nil {
+			continue
+		}
+		var send C.cubridge_array
+		if len(args) > 1 {
+			send = u.send.r.array
+		}
+		errs = append(errs, check(u.op, func() C.cubridge_status { return recordGroupUses(u.recv.r.array, send, sh) }))
+		h.release()
+	}
+	return errors.Join(errs...)
 }
 
 // collective is one of the four C collectives.
@@ -283,29 +339,38 @@ const (
 
 var collectiveOps = [...]string{"all_reduce", "broadcast", "reduce_scatter", "all_gather"}
 
-// operands gives a collective's pointers and element count. It is called once
-// the buffers are read-locked: Free on another goroutine changes them.
-type operands func() (send, recv unsafe.Pointer, count int)
+// operands gives a collective's pointers and element count, and for Buffers
+// the runtime call that orders them. It is called once the buffers are
+// read-locked: Free on another goroutine changes them.
+type operands func() (send, recv unsafe.Pointer, count int, c *call)
 
 // pointers is operands for memory the library did not allocate.
 func pointers(send, recv uintptr, count int) operands {
-	return func() (unsafe.Pointer, unsafe.Pointer, int) { return ptrOf(send), ptrOf(recv), count }
+	return func() (unsafe.Pointer, unsafe.Pointer, int, *call) {
+		return ptrOf(send), ptrOf(recv), count, nil
+	}
 }
 
 // buffers is operands for Buffers: counted's length is the count (send may be
 // nil where a rank sends nothing).
 func buffers[T Number](send, recv, counted *Buffer[T]) operands {
-	return func() (unsafe.Pointer, unsafe.Pointer, int) {
+	return func() (unsafe.Pointer, unsafe.Pointer, int, *call) {
+		c := &call{op: callCollective}
+		add(c, recv, true)
 		var p unsafe.Pointer
 		if send != nil {
 			p = send.ptr
+			if send != recv {
+				add(c, send, false)
+			}
 		}
-		return p, recv.ptr, counted.n
+		return p, recv.ptr, counted.n, c
 	}
 }
 
-// run calls one collective on raw pointers; count is as the C ABI defines it
-// for that collective, extra is the op or the root.
+// run calls one collective; count is as the C ABI defines it for that
+// collective, extra is the op or the root. On Buffers, the runtime orders it
+// after their earlier work and records it (inside a Group, at its end).
 func (c *Comm) run(coll collective, dt DType, get operands, extra int, s *Stream, bufs ...arg) error {
 	op := collectiveOps[coll]
 	args := append([]arg{c.arg()}, bufs...)
@@ -314,13 +379,26 @@ func (c *Comm) run(coll collective, dt DType, get operands, extra int, s *Stream
 		return err
 	}
 	defer h.release()
-	send, recv, count := get()
+	send, recv, count, rt := get()
 	if count < 0 {
 		return invalid(op, "negative count %d", count)
 	}
 	c.call.Lock()
 	defer c.call.Unlock()
 	d, n, x := C.int(dt), C.size_t(count), C.int(extra)
+	if rt != nil {
+		rt.extra, rt.extra2, rt.count, rt.comm = int(coll), extra, count, c.h
+		g := inGroup()
+		err := check(op, func() C.cubridge_status { return rt.runRecorded(sh, g == nil) })
+		if err == nil && g != nil {
+			u := groupUse{op: op, s: s, recv: bufs[len(bufs)-1]}
+			if len(bufs) > 1 {
+				u.send = bufs[0]
+			}
+			g.uses = append(g.uses, u)
+		}
+		return err
+	}
 	return check(op, func() C.cubridge_status {
 		switch coll {
 		case collAllReduce:

@@ -9,7 +9,7 @@ import (
 )
 
 // elemOp is one elementwise C function. Both the slice (host.go) and the
-// buffer (ops.go) front ends go through callElem.
+// buffer (ops.go) front ends share elemOp; the slices go through callElem.
 type elemOp int
 
 const (

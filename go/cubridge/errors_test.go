@@ -92,7 +92,7 @@ func TestDefinedElementTypes(t *testing.T) {
 
 func TestLibraryState(t *testing.T) {
 	major, minor, patch := cubridge.Version()
-	assert.Equal(t, []int{0, 1, 0}, []int{major, minor, patch})
+	assert.Equal(t, []int{0, 2, 0}, []int{major, minor, patch})
 	backend, err := cubridge.Backend()
 	require.NoError(t, err)
 	assert.Contains(t, []string{"cpu", "cuda"}, backend.String())

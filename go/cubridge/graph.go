@@ -1,6 +1,6 @@
 package cubridge
 
-// #include "cubridge/cubridge.h"
+// #include "cubridge/runtime.h"
 import "C"
 
 import (
@@ -54,15 +54,14 @@ func (s *Stream) Capture(record func() error) (*Graph, error) {
 	// the begin is then kept or held back, not missed.
 	rec := &recording{used: map[*resource]string{}}
 	s.recording.Store(rec)
-	captureBegins()
+	// The library holds back frees of Buffers until the recording ends (a free
+	// on the default stream would end it).
 	err = check("stream_begin_capture", func() C.cubridge_status { return C.cubridge_stream_begin_capture(sh) })
 	h.release()
 	if err != nil {
 		s.recording.Store(nil)
-		captureEnds()
 		return nil, err
 	}
-	defer captureEnds() // after endCapture: frees kept meanwhile go to the default stream
 	ended := false
 	defer func() {
 		if !ended { // record panicked: end the capture, drop the graph, let the panic go on
@@ -114,14 +113,22 @@ func (g *Graph) arg() arg {
 }
 
 // Launch enqueues every recorded operation on s (nil: the default stream),
-// asynchronously, in the order they were recorded.
+// asynchronously, in the order they were recorded: after the earlier work on
+// the Buffers the Graph keeps (reads too), before their next uses and their
+// memory's reuse, as an operation that writes them all.
 func (g *Graph) Launch(s *Stream) error {
 	h, sh, err := begin("graph_launch", s, g.arg())
 	if err != nil {
 		return err
 	}
 	defer h.release()
-	return check("graph_launch", func() C.cubridge_status { return C.cubridge_graph_launch(g.h, sh) })
+	var arrays []C.cubridge_array
+	for _, r := range g.kept {
+		if r.array != nil {
+			arrays = append(arrays, r.array)
+		}
+	}
+	return check("graph_launch", func() C.cubridge_status { return launchGraph(g.h, arrays, sh) })
 }
 
 // Close destroys the graph. Closing a closed Graph does nothing.

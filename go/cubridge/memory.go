@@ -12,7 +12,8 @@ type MemoryStats struct {
 	PeakInUseBytes uint64
 	AllocCount     uint64 // allocations since the process started
 	FreeCount      uint64
-	CachedBytes    uint64 // freed blocks kept for their stream's next allocation (part of ReservedBytes)
+	CachedBytes    uint64 // freed blocks kept for their next allocation (part of ReservedBytes)
+	ScratchBytes   uint64 // the library's own: host-slice staging, reduction scratch (EmptyCache returns idle staging)
 }
 
 // ReadMemoryStats returns the pool statistics of CUDA device d (-1: the C
@@ -28,6 +29,7 @@ func ReadMemoryStats(d int) (MemoryStats, error) {
 		AllocCount:     uint64(st.alloc_count),
 		FreeCount:      uint64(st.free_count),
 		CachedBytes:    uint64(st.cached_bytes),
+		ScratchBytes:   uint64(st.scratch_bytes),
 	}, err
 }
 
@@ -44,4 +46,15 @@ func MemInfoOn(d int) (free, total uint64, err error) {
 	var f, t C.size_t
 	err = check("device_mem_info", func() C.cubridge_status { return C.cubridge_device_mem_info(C.int(d), &f, &t) })
 	return uint64(f), uint64(t), err
+}
+
+// Shutdown releases every cache the library keeps, on every device: the
+// pools' cached blocks, the staging buffers and streams of host-slice
+// operations, the reductions' scratch, spare events. It waits for each
+// device's work first. Afterwards no memory the library allocated for itself
+// is left (a leak checker at exit sees only what is still in use), and the
+// package works on: the caches grow again. Call it when no other goroutine
+// uses the package, at the end of a program or a test run (TestMain).
+func Shutdown() error {
+	return check("shutdown", func() C.cubridge_status { return C.cubridge_shutdown() })
 }

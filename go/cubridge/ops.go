@@ -3,16 +3,21 @@ package cubridge
 // #include "cubridge/cubridge.h"
 import "C"
 
-import "unsafe"
-
 // operand is a named buffer operand of a device-path call.
 type operand[T Number] struct {
 	name string
 	b    *Buffer[T]
 }
 
+// elemCalls maps the elementwise ops to what the runtime's call runs.
+var elemCalls = [...]callOp{
+	opAdd: callAdd, opSub: callSub, opMul: callMul, opDiv: callDiv,
+	opAxpy: callAxpy, opScale: callScale, opFill: callFill,
+}
+
 // bufferElem runs op over buffers on stream s; see hostElem for the roles of
 // out and ins. Buffers never overlap partially, so only lengths are checked.
+// The runtime orders the op after the buffers' earlier work and records it.
 func bufferElem[T Number](op elemOp, s *Stream, scalar C.double, out operand[T], ins ...operand[T]) error {
 	name := op.String()
 	var args [3]arg
@@ -26,43 +31,15 @@ func bufferElem[T Number](op elemOp, s *Stream, scalar C.double, out operand[T],
 	}
 	defer h.release()
 	n := out.b.n
-	var a, b unsafe.Pointer
-	for i, in := range ins {
+	c := call{op: elemCalls[op], scalar: scalar}
+	add(&c, out.b, true)
+	for _, in := range ins {
 		if in.b.n != n {
 			return invalid(name, "%s has %d elements, %s has %d", in.name, in.b.n, out.name, n)
 		}
-		if i == 0 {
-			a = in.b.ptr
-		} else {
-			b = in.b.ptr
-		}
+		add(&c, in.b, false)
 	}
-	dt, o, dev := DTypeOf[T](), out.b.ptr, sameDevice(out, ins)
-	return check(name, func() C.cubridge_status {
-		if dev >= 0 {
-			// Every operand is device memory of dev: the op skips its pointer lookups.
-			if st := C.cubridge_assume_device(C.int(dev)); st != C.CUBRIDGE_OK {
-				return st
-			}
-		}
-		return callElem(op, dt, a, b, o, n, scalar, sh)
-	})
-}
-
-// sameDevice returns the device of the operands when all are device memory
-// of one device (the C library may then take that as known), else -1 (it
-// looks each pointer up and refuses a mix of devices with a message).
-func sameDevice[T Number](out operand[T], ins []operand[T]) int {
-	dev := out.b.device
-	if out.b.kind != DeviceMemory {
-		return -1
-	}
-	for _, in := range ins {
-		if in.b.kind != DeviceMemory || in.b.device != dev {
-			return -1
-		}
-	}
-	return dev
+	return check(name, func() C.cubridge_status { return c.run(sh) })
 }
 
 // AddBuffer queues dst = a + b on stream s (nil: the default stream). The
@@ -122,22 +99,22 @@ func FillBuffer[T Number](x *Buffer[T], value T, s *Stream) error {
 
 // ConvertBuffer queues dst = D(src) on stream s, as Convert and AddBuffer.
 func ConvertBuffer[D, S Number](dst *Buffer[D], src *Buffer[S], s *Stream) error {
-	dd, sd := C.int(DTypeOf[D]()), C.int(DTypeOf[S]())
-	return srcToDst("convert", dst, src, s, func(sh C.cubridge_stream) C.cubridge_status {
-		return C.cubridge_convert(sd, src.ptr, dd, dst.ptr, C.size_t(dst.n), sh)
-	})
+	return srcToDst("convert", dst, src, s, callConvert)
 }
 
-// srcToDst runs call, which writes dst from src (Copy, ConvertBuffer), on
+// srcToDst runs op, which writes dst from src (Copy, ConvertBuffer), on
 // stream s: both buffers locked for the call and of the same length.
-func srcToDst[D, S Number](op string, dst *Buffer[D], src *Buffer[S], s *Stream, call func(C.cubridge_stream) C.cubridge_status) error {
-	h, sh, err := begin(op, s, dst.arg("dst"), src.arg("src"))
+func srcToDst[D, S Number](name string, dst *Buffer[D], src *Buffer[S], s *Stream, op callOp) error {
+	h, sh, err := begin(name, s, dst.arg("dst"), src.arg("src"))
 	if err != nil {
 		return err
 	}
 	defer h.release()
 	if src.n != dst.n {
-		return invalid(op, "src has %d elements, dst has %d", src.n, dst.n)
+		return invalid(name, "src has %d elements, dst has %d", src.n, dst.n)
 	}
-	return check(op, func() C.cubridge_status { return call(sh) })
+	c := call{op: op}
+	add(&c, dst, true)
+	add(&c, src, false)
+	return check(name, func() C.cubridge_status { return c.run(sh) })
 }

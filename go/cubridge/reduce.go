@@ -54,7 +54,11 @@ func hostReduce[R any, T Number](op reduceOp, x, y []T, dot bool) (R, error) {
 	return r, err
 }
 
-// bufferReduce reduces buffers on stream s into a result of type R.
+// reduceCalls maps the reductions to what the runtime's call runs.
+var reduceCalls = [...]callOp{opSum: callSum, opDot: callDot, opMin: callMin, opMax: callMax}
+
+// bufferReduce reduces buffers on stream s into a result of type R, after
+// the work that last wrote them.
 func bufferReduce[R any, T Number](op reduceOp, x, y *Buffer[T], s *Stream) (R, error) {
 	var r R
 	name := op.String()
@@ -67,17 +71,15 @@ func bufferReduce[R any, T Number](op reduceOp, x, y *Buffer[T], s *Stream) (R, 
 		return r, err
 	}
 	defer h.release()
-	var yp unsafe.Pointer
+	c := call{op: reduceCalls[op], result: unsafe.Pointer(&r)}
+	add(&c, x, false)
 	if op == opDot {
 		if y.n != x.n {
 			return r, invalid(name, "y has %d elements, x has %d", y.n, x.n)
 		}
-		yp = y.ptr
+		add(&c, y, false)
 	}
-	dt, xp, n := DTypeOf[T](), x.ptr, x.n
-	err = check(name, func() C.cubridge_status {
-		return callReduce(op, dt, xp, yp, n, unsafe.Pointer(&r), sh)
-	})
+	err = check(name, func() C.cubridge_status { return c.run(sh) })
 	return r, err
 }
 

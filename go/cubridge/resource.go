@@ -1,5 +1,8 @@
 package cubridge
 
+// #include "cubridge/runtime.h"
+import "C"
+
 import (
 	"runtime"
 	"sync"
@@ -15,7 +18,8 @@ type resource struct {
 	id     uint64
 	mu     sync.RWMutex
 	closed bool
-	graphs atomic.Int32 // open Graphs that recorded it: close refuses while > 0
+	graphs atomic.Int32     // open Graphs that recorded it: close refuses while > 0
+	array  C.cubridge_array // a Buffer's runtime array (a Graph orders its launches with it)
 }
 
 var lastResourceID atomic.Uint64

@@ -115,7 +115,10 @@ func (s *Stream) call(op string, f func(C.cubridge_stream) C.cubridge_status) er
 	return check(op, func() C.cubridge_status { return f(sh) })
 }
 
-// Close destroys the stream. Closing a closed Stream does nothing.
+// Close destroys the stream, after the work queued on it (the memory of the
+// Buffers last used there is reused on that count). Closing a wrapper of
+// another library's stream (StreamFromHandle) releases only the wrapper.
+// Closing a closed Stream does nothing.
 func (s *Stream) Close() error {
 	if s == nil {
 		return nil

@@ -55,13 +55,13 @@ class Stream:
     def __init__(self, device: Optional[int] = None) -> None:
         """A new stream on ``device`` (None: the current device)."""
         self._capsule = _native._stream_create(-1 if device is None else int(device))
+        self._handle: Optional[int]
         self._handle, self._device = _native._stream_info(self._capsule)
 
     @property
     def handle(self) -> int:
         """The ``cudaStream_t`` as an int (0 on the CPU backend)."""
-        self._check_open()
-        return self._handle
+        return self._open_handle()
 
     @property
     def device(self) -> int:
@@ -69,8 +69,7 @@ class Stream:
         return self._device
 
     def __cuda_stream__(self) -> tuple[int, int]:
-        self._check_open()
-        return (0, self._handle)
+        return (0, self._open_handle())
 
     def synchronize(self) -> None:
         """Waits until every op queued on the stream has finished."""
@@ -98,8 +97,12 @@ class Stream:
         self._handle = None
 
     def _check_open(self) -> None:
+        self._open_handle()
+
+    def _open_handle(self) -> int:
         if self._handle is None:
             raise ValueError("the cubridge stream is closed")
+        return self._handle
 
     def __enter__(self) -> Stream:
         return self

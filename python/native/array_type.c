@@ -8,16 +8,18 @@
 #include "dlpack_export.h"
 #include "dtypes.h"
 #include "errors.h"
-#include "numpy_new.h"
-#include "stream.h"
+#include "module.h"
+#include "results.h"
 
-#define CB_STATE_OR_NULL(self)                                 \
-  cb_state* st = cb_state_of_type(Py_TYPE((PyObject*)(self))); \
+#define CB_STATE_OR_NULL(self)                                   \
+  cb_module* st = cb_module_of_type(Py_TYPE((PyObject*)(self))); \
   if (st == NULL) return NULL
 
 static void cb_array_dealloc(cb_array* self) {
   PyTypeObject* tp = Py_TYPE((PyObject*)self);
-  cb_array_free_memory(cb_state_of_type(tp), self);
+  /* Its memory is reused once every use recorded so far is done (runtime.h):
+   * nothing waits here. Nothing can be raised from a destructor. */
+  (void)cubridge_array_destroy(self->rt);
   PyMem_Free(self->shape);
   freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
   tp_free(self);
@@ -75,7 +77,7 @@ static PyObject* cb_array_tp_new(PyTypeObject* type, PyObject* args, PyObject* k
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOO:Array", kwlist, &shape, &dtype_obj,
                                    &memory_obj, &device_obj))
     return NULL;
-  cb_state* st = cb_state_of_type(type);
+  cb_module* st = cb_module_of_type(type);
   if (st == NULL) return NULL;
   int ndim;
   int64_t dims[CB_MAX_NDIM];
@@ -86,7 +88,7 @@ static PyObject* cb_array_tp_new(PyTypeObject* type, PyObject* args, PyObject* k
   if (kind < 0) return NULL;
   int device = cb_parse_device(st, device_obj);
   if (device < -1) return NULL;
-  return (PyObject*)cb_array_new(st, ndim, dims, dtype, kind, device, 0, NULL, 0);
+  return (PyObject*)cb_array_new(st, ndim, dims, dtype, kind, device, NULL);
 }
 
 /* ---- attributes ------------------------------------------------------- */
@@ -120,16 +122,19 @@ static PyObject* get_itemsize(cb_array* s, void* c) {
 }
 static PyObject* get_memory(cb_array* s, void* c) {
   CB_STATE_OR_NULL(s);
-  return Py_NewRef(st->memory_names[s->kind]);
+  return Py_NewRef(st->arrays.memory_names[s->kind]);
 }
 static PyObject* get_ptr(cb_array* s, void* c) {
-  s->exported = 1; /* whatever uses the address, the event does not see */
+  CB_STATE_OR_NULL(s);
+  /* Whatever uses the address, the runtime does not see: never reused
+   * behind its event alone. */
+  if (cb_check(st, cubridge_array_export(s->rt, NULL)) < 0) return NULL;
   return PyLong_FromVoidPtr(s->ptr);
 }
 static PyObject* get_device(cb_array* s, void* c) { return PyLong_FromLong(s->device); }
 
 /* Shared by __array_interface__ and __cuda_array_interface__. */
-static PyObject* cb_interface(cb_state* st, cb_array* s, PyObject* stream) {
+static PyObject* cb_interface(cb_module* st, cb_array* s, PyObject* stream) {
   const char* ts = cb_dtype(st, s->dtype)->typestr;
   if (ts[0] == '\0') {
     PyErr_Format(PyExc_TypeError, "%s has no array-interface typestr; export it with __dlpack__",
@@ -141,7 +146,7 @@ static PyObject* cb_interface(cb_state* st, cb_array* s, PyObject* stream) {
   PyObject* d = Py_BuildValue("{s:N,s:s,s:[(s,s)],s:(N,O),s:O,s:i}", "shape", shape, "typestr", ts,
                               "descr", "", ts, "data", PyLong_FromVoidPtr(s->ptr), Py_False,
                               "strides", Py_None, "version", 3);
-  if (d != NULL && stream != NULL && PyDict_SetItem(d, st->s_stream, stream) < 0) {
+  if (d != NULL && stream != NULL && PyDict_SetItem(d, st->names.stream, stream) < 0) {
     Py_DECREF(d);
     return NULL;
   }
@@ -150,7 +155,7 @@ static PyObject* cb_interface(cb_state* st, cb_array* s, PyObject* stream) {
 
 static PyObject* get_cai(cb_array* s, void* c) {
   CB_STATE_OR_NULL(s);
-  int backend = cb_backend(st);
+  int backend = cb_backend_kind(st);
   if (backend < 0) return NULL;
   if (backend != CUBRIDGE_BACKEND_CUDA || s->kind == CUBRIDGE_MEMORY_PINNED) {
     PyErr_SetString(PyExc_AttributeError,
@@ -160,20 +165,13 @@ static PyObject* get_cai(cb_array* s, void* c) {
     return NULL;
   }
   /* A pending write: the consumer orders after the default stream (v3: stream
-   * 1), which waits for a write on another stream first (that stream's handle
-   * may not outlive the export). Nobody waits on the host. */
-  PyObject* stream = Py_None;
-  if (cb_array_flush(st, s) < 0) return NULL;
-  s->exported = 1;
-  if (s->pending && s->write_stream != 0) {
-    cubridge_stream home; /* the default stream of the Array's device */
-    if (cb_stream_from_handle(st, 0, cb_home_device(s->kind, s->device), &home) < 0) return NULL;
-    cubridge_status status = cubridge_stream_wait_event(home, s->event);
-    if (cb_stream_release_after(st, home, status) < 0) return NULL;
-  }
-  PyObject* one = NULL;
-  if (s->pending) stream = one = PyLong_FromLong(1);
-  PyObject* d = cb_interface(st, s, stream);
+   * 1), which the runtime made wait for a write on another stream (whose
+   * handle may not outlive the export). Nobody waits on the host. */
+  int pending = 0;
+  if (cb_check(st, cubridge_array_export(s->rt, &pending)) < 0) return NULL;
+  PyObject* one = pending ? PyLong_FromLong(1) : NULL;
+  if (pending && one == NULL) return NULL;
+  PyObject* d = cb_interface(st, s, pending ? one : Py_None);
   Py_XDECREF(one);
   return d;
 }
@@ -185,7 +183,7 @@ static PyObject* get_ai(cb_array* s, void* c) {
                     "__array_interface__: device memory is not host-accessible (use to_numpy())");
     return NULL;
   }
-  if (cb_array_settle(st, s, 1, 0) < 0) return NULL;
+  if (cb_array_host_wait(st, s, CUBRIDGE_ACCESS_READ) < 0) return NULL;
   return cb_interface(st, s, NULL);
 }
 
@@ -221,7 +219,7 @@ static PyObject* cb_array_to_numpy(cb_array* self, PyObject* unused) {
     Py_DECREF(out);
     return NULL;
   }
-  int rc = cb_array_settle(st, self, 1, 0);
+  int rc = cb_array_host_wait(st, self, CUBRIDGE_ACCESS_READ);
   if (rc == 0) {
     cubridge_status status;
     void *dst = view.buf, *src = self->ptr;
@@ -292,7 +290,7 @@ static PyObject* cb_array_repr(cb_array* self) {
   PyObject* r = NULL;
   if (shape)
     r = PyUnicode_FromFormat("cubridge.Array(shape=%R, dtype='%s', memory='%U', device=%d)", shape,
-                             cb_dtype(st, self->dtype)->name, st->memory_names[self->kind],
+                             cb_dtype(st, self->dtype)->name, st->arrays.memory_names[self->kind],
                              self->device);
   Py_XDECREF(shape);
   return r;
@@ -309,7 +307,7 @@ static Py_ssize_t cb_array_len(cb_array* self) {
 /* ---- buffer protocol (host-accessible memory only) -------------------- */
 
 static int cb_array_getbuffer(cb_array* self, Py_buffer* view, int flags) {
-  cb_state* st = cb_state_of_type(Py_TYPE((PyObject*)self));
+  cb_module* st = cb_module_of_type(Py_TYPE((PyObject*)self));
   if (st == NULL) return -1;
   if (!cb_array_host_accessible(st, self)) {
     PyErr_SetString(PyExc_BufferError,
@@ -321,7 +319,8 @@ static int cb_array_getbuffer(cb_array* self, Py_buffer* view, int flags) {
     PyErr_Format(PyExc_BufferError, "%s has no buffer-protocol format", d->name);
     return -1;
   }
-  if (cb_array_settle(st, self, 1, 0) < 0) return -1;
+  /* The host may write through the buffer: after every use, not only the last write. */
+  if (cb_array_host_wait(st, self, CUBRIDGE_ACCESS_WRITE) < 0) return -1;
   static char empty;
   view->buf = self->ptr ? self->ptr : &empty;
   view->obj = Py_NewRef((PyObject*)self);
@@ -370,8 +369,27 @@ static PyType_Slot cb_array_slots[] = {
 static PyType_Spec cb_array_spec = {"cubridge.Array", sizeof(cb_array), 0, Py_TPFLAGS_DEFAULT,
                                     cb_array_slots};
 
-int cb_array_type_init(PyObject* module, cb_state* st) {
-  st->array_type = (PyTypeObject*)PyType_FromModuleAndSpec(module, &cb_array_spec, NULL);
-  if (st->array_type == NULL) return -1;
-  return PyModule_AddObjectRef(module, "Array", (PyObject*)st->array_type);
+int cb_arrays_init(PyObject* module, cb_module* m) {
+  for (int k = 0; k < CB_NUM_MEMORY_KINDS; k++) {
+    const char* name = cubridge_memory_name(k);
+    if (name == NULL) {
+      PyErr_Format(PyExc_ImportError, "cubridge: the library has no name for memory kind %d", k);
+      return -1;
+    }
+    if ((m->arrays.memory_names[k] = PyUnicode_InternFromString(name)) == NULL) return -1;
+  }
+  m->arrays.type = (PyTypeObject*)PyType_FromModuleAndSpec(module, &cb_array_spec, NULL);
+  if (m->arrays.type == NULL) return -1;
+  return PyModule_AddObjectRef(module, "Array", (PyObject*)m->arrays.type);
+}
+
+int cb_arrays_traverse(cb_module* m, visitproc visit, void* arg) {
+  Py_VISIT((PyObject*)m->arrays.type);
+  CB_VISIT_ALL(m->arrays.memory_names, CB_NUM_MEMORY_KINDS);
+  return 0;
+}
+
+void cb_arrays_clear(cb_module* m) {
+  Py_CLEAR(m->arrays.type);
+  CB_CLEAR_ALL(m->arrays.memory_names, CB_NUM_MEMORY_KINDS);
 }

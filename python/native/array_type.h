@@ -2,9 +2,11 @@
 #ifndef CUBRIDGE_CEXT_ARRAY_TYPE_H_
 #define CUBRIDGE_CEXT_ARRAY_TYPE_H_
 
-#include "state.h"
+#include "common.h"
 
-/* Creates the type into st->array_type and adds it to `module`. */
-int cb_array_type_init(PyObject* module, cb_state* st);
+/* Creates the type and the memory-kind names, and adds the type to `module`. */
+int cb_arrays_init(PyObject* module, cb_module* m);
+int cb_arrays_traverse(cb_module* m, visitproc visit, void* arg);
+void cb_arrays_clear(cb_module* m);
 
 #endif /* CUBRIDGE_CEXT_ARRAY_TYPE_H_ */

@@ -2,23 +2,31 @@
 #include "backend.h"
 
 #include "errors.h"
+#include "module.h"
 
-int cb_backend(cb_state* st) {
-  if (st->backend < 0) {
-    int b;
-    cubridge_status status = cubridge_get_backend(&b);
-    if (status != CUBRIDGE_OK) {
-      cb_raise_status(st, status);
-      return -1;
-    }
-    st->backend = b;
-    if (cubridge_device_count(&st->device_count) != CUBRIDGE_OK) st->device_count = 0;
-  }
-  return st->backend;
+int cb_backend_init(PyObject* module, cb_module* m) {
+  (void)module;
+  m->backend.kind = -1;
+  return 0;
 }
 
-int cb_on_cuda(cb_state* st) {
-  int b = cb_backend(st);
+int cb_backend_kind(cb_module* m) {
+  if (m->backend.kind < 0) {
+    int b;
+    if (cb_check(m, cubridge_get_backend(&b)) < 0) return -1;
+    if (cubridge_device_count(&m->backend.device_count) != CUBRIDGE_OK) m->backend.device_count = 0;
+    m->backend.kind = b;
+  }
+  return m->backend.kind;
+}
+
+int cb_on_cuda(cb_module* m) {
+  int b = cb_backend_kind(m);
   if (b < 0) PyErr_Clear();
   return b == CUBRIDGE_BACKEND_CUDA;
+}
+
+int cb_device_count(cb_module* m) {
+  if (cb_backend_kind(m) < 0) PyErr_Clear();
+  return m->backend.device_count;
 }

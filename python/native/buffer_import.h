@@ -2,9 +2,10 @@
 #ifndef CUBRIDGE_CEXT_BUFFER_IMPORT_H_
 #define CUBRIDGE_CEXT_BUFFER_IMPORT_H_
 
-#include "view.h"
+#include "arg.h"
 
-/* Fills `v` from obj's buffer (held until cb_view_release). -1 with an error. */
-int cb_import_buffer(const cb_state* st, PyObject* obj, cb_view* v);
+/* Fills `a` from obj's buffer (held until release); -1 with TypeError naming
+ * the argument when obj has none that reads as a typed array. */
+int cb_import_buffer(const cb_module* m, PyObject* obj, cb_arg* a);
 
 #endif /* CUBRIDGE_CEXT_BUFFER_IMPORT_H_ */

@@ -2,14 +2,15 @@
 #ifndef CUBRIDGE_CEXT_CAI_IMPORT_H_
 #define CUBRIDGE_CEXT_CAI_IMPORT_H_
 
-#include "view.h"
+#include "arg.h"
 
 /* Returned (no exception set) for a typestr only DLPack can describe, such as
  * torch's "<V2" for bfloat16, when the object also has __dlpack__. */
 #define CB_TRY_DLPACK (-2)
 
-/* Fills `v` from the interface dict `cai` of `obj` (kept alive in v->keep).
- * *stream gets the producer's stream (0: none given; v3 forbids 0 itself). */
-int cb_import_cai(const cb_state* st, PyObject* obj, PyObject* cai, cb_view* v, uintptr_t* stream);
+/* Fills `a` from the interface dict `cai` of `obj` (kept alive in a->keep):
+ * CUDA memory (the runtime asks which kind), its producer's stream (v3).
+ * -1 with an error naming the argument. */
+int cb_import_cai(const cb_module* m, PyObject* obj, PyObject* cai, cb_arg* a);
 
 #endif /* CUBRIDGE_CEXT_CAI_IMPORT_H_ */

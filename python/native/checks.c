@@ -1,7 +1,9 @@
 /* Checks between the array arguments of one call. */
 #include "checks.h"
 
-static PyObject* cb_shape_repr(const cb_view* a) {
+#include "dtypes.h"
+
+static PyObject* cb_shape_repr(const cubridge_view* a) {
   PyObject* t = PyTuple_New(a->ndim);
   if (t == NULL) return NULL;
   for (int i = 0; i < a->ndim; i++) {
@@ -17,16 +19,18 @@ static PyObject* cb_shape_repr(const cb_view* a) {
   return s;
 }
 
-int cb_same_dtype(const cb_state* st, const cb_view* a, const cb_view* b) {
+int cb_same_dtype(const cb_module* m, const cb_arg* x, const cb_arg* y) {
+  const cubridge_view *a = &x->v, *b = &y->v;
   if (a->dtype == b->dtype) return 0;
   PyErr_Format(PyExc_TypeError,
                "%s has dtype %s but %s has dtype %s; they must match (convert with "
                "cubridge.astype)",
-               b->name, cb_dtype(st, b->dtype)->name, a->name, cb_dtype(st, a->dtype)->name);
+               b->name, cb_dtype(m, b->dtype)->name, a->name, cb_dtype(m, a->dtype)->name);
   return -1;
 }
 
-int cb_same_shape(const cb_view* a, const cb_view* b) {
+int cb_same_shape(const cb_arg* x, const cb_arg* y) {
+  const cubridge_view *a = &x->v, *b = &y->v;
   int same = a->ndim == b->ndim;
   for (int i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
   if (same) return 0;
@@ -45,7 +49,8 @@ int cb_same_shape(const cb_view* a, const cb_view* b) {
   return -1;
 }
 
-int cb_check_overlap(const cb_view* a, const cb_view* b) {
+int cb_check_overlap(const cb_arg* x, const cb_arg* y) {
+  const cubridge_view *a = &x->v, *b = &y->v;
   uintptr_t pa = (uintptr_t)a->data, pb = (uintptr_t)b->data;
   if (a->nbytes == 0 || b->nbytes == 0 || pa == pb) return 0;
   if (pa < pb + b->nbytes && pb < pa + a->nbytes) {

@@ -11,6 +11,7 @@
 #include "cubridge/comm.h"
 #include "errors.h"
 #include "handle_box.h"
+#include "module.h"
 
 /* Without the GIL: NCCL's destroy waits for the comm's collectives, whose
  * peers may be other Python threads. */
@@ -34,7 +35,7 @@ static PyObject* cb_nccl_set_library_path(PyObject* m, PyObject* args) {
   const char* path;
   if (!PyArg_ParseTuple(args, "s:_nccl_set_library_path", &path)) return NULL;
   cubridge_status status = cubridge_nccl_set_library_path(path);
-  return cb_none_or_raise(cb_state_of_module(m), status);
+  return cb_none_or_raise(cb_module_of(m), status);
 }
 
 static PyObject* cb_nccl_version(PyObject* m, PyObject* unused) {
@@ -43,7 +44,7 @@ static PyObject* cb_nccl_version(PyObject* m, PyObject* unused) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_nccl_version(&version);
   Py_END_ALLOW_THREADS;
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_module_of(m), status);
   return PyLong_FromLong(version);
 }
 
@@ -53,7 +54,7 @@ static PyObject* cb_comm_unique_id(PyObject* m, PyObject* unused) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_comm_unique_id_create(&id);
   Py_END_ALLOW_THREADS;
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_module_of(m), status);
   return PyBytes_FromStringAndSize((const char*)id.bytes, sizeof id.bytes);
 }
 
@@ -91,7 +92,7 @@ static PyObject* cb_comm_init_all(PyObject* m, PyObject* args) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_comm_init_all((int)ndev, devices, comms);
   Py_END_ALLOW_THREADS;
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_module_of(m), status);
   PyObject* list = PyList_New(ndev);
   for (Py_ssize_t i = 0; i < ndev; i++) {
     PyObject* capsule = list ? cb_comm_wrap(comms[i]) : NULL;
@@ -129,7 +130,7 @@ static PyObject* cb_comm_init_rank(PyObject* m, PyObject* args) {
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_comm_init_rank(&id, nranks, rank, device, &comm);
   Py_END_ALLOW_THREADS;
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_module_of(m), status);
   return cb_comm_wrap(comm);
 }
 
@@ -143,7 +144,7 @@ static PyObject* cb_comm_end(PyObject* m, PyObject* capsule,
   Py_BEGIN_ALLOW_THREADS;
   status = end(comm);
   Py_END_ALLOW_THREADS;
-  return cb_none_or_raise(cb_state_of_module(m), status);
+  return cb_none_or_raise(cb_module_of(m), status);
 }
 
 static PyObject* cb_comm_destroy(PyObject* m, PyObject* capsule) {
@@ -168,7 +169,7 @@ static PyObject* cb_comm_abort(PyObject* m, PyObject* capsule) {
 static PyObject* cb_comm_async_error(PyObject* m, PyObject* capsule) {
   cubridge_comm comm = cb_comm_of(capsule);
   if (comm == NULL) return NULL;
-  return cb_none_or_raise(cb_state_of_module(m), cubridge_comm_async_error(comm));
+  return cb_none_or_raise(cb_module_of(m), cubridge_comm_async_error(comm));
 }
 
 static PyObject* cb_comm_info(PyObject* m, PyObject* capsule) {
@@ -176,7 +177,7 @@ static PyObject* cb_comm_info(PyObject* m, PyObject* capsule) {
   if (comm == NULL) return NULL;
   int rank, nranks, device;
   cubridge_status status = cubridge_comm_info(comm, &rank, &nranks, &device);
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_module_of(m), status);
   return Py_BuildValue("(iii)", rank, nranks, device);
 }
 
@@ -204,7 +205,7 @@ static cubridge_status cb_comm_launch(int kind, cubridge_comm comm, int dtype, c
 }
 
 /* One rank's part of a collective on `comm`, used by this call alone. */
-static PyObject* cb_comm_collective_on(cb_state* st, cubridge_comm comm, int kind,
+static PyObject* cb_comm_collective_on(cb_module* st, cubridge_comm comm, int kind,
                                        PyObject* send_obj, PyObject* recv_obj, int extra,
                                        PyObject* stream_obj, int mode) {
   int rank, nranks, device;
@@ -213,17 +214,18 @@ static PyObject* cb_comm_collective_on(cb_state* st, cubridge_comm comm, int kin
   cb_call c;
   /* stream=None: the device's default stream, whoever wrote the arrays. */
   if (cb_call_begin(&c, st, stream_obj, 0) < 0) return cb_call_fail(&c);
-  cb_view *send = NULL, *recv;
-  if ((recv = cb_call_arg(&c, recv_obj, "recv", 1)) == NULL) return cb_call_fail(&c);
+  cb_arg *send = NULL, *recv;
+  if ((recv = cb_call_arg(&c, recv_obj, "recv", CUBRIDGE_ACCESS_WRITE)) == NULL)
+    return cb_call_fail(&c);
   if (send_obj != Py_None || kind != CUBRIDGE_BROADCAST) {
     if (send_obj == recv_obj) {
       send = recv; /* in place: imported once */
-    } else if ((send = cb_call_arg(&c, send_obj, "send", 0)) == NULL ||
+    } else if ((send = cb_call_arg(&c, send_obj, "send", CUBRIDGE_ACCESS_READ)) == NULL ||
                cb_same_dtype(st, send, recv) < 0) {
       return cb_call_fail(&c);
     }
   }
-  size_t send_n = send ? send->n : 0, recv_n = recv->n, count = recv_n;
+  size_t send_n = send ? send->v.n : 0, recv_n = recv->v.n, count = recv_n;
   const char* want = NULL;
   switch (kind) {
     case CUBRIDGE_ALL_REDUCE:
@@ -243,11 +245,11 @@ static PyObject* cb_comm_collective_on(cb_state* st, cubridge_comm comm, int kin
                  nranks);
     return cb_call_fail(&c);
   }
-  int dtype = recv->dtype;
-  const void* ps = send ? send->data : NULL;
-  void* pr = recv->data;
-  cubridge_stream stream = c.stream;
-  if (mode == CB_COMM_MARK) return cb_call_end(&c, CUBRIDGE_OK, recv, Py_NewRef(Py_None));
+  int dtype = recv->v.dtype;
+  const void* ps = send ? send->v.data : NULL;
+  void* pr = recv->v.data;
+  cubridge_stream stream = c.rt.stream;
+  if (mode == CB_COMM_MARK) return cb_call_end(&c, CUBRIDGE_OK, Py_NewRef(Py_None));
   if (mode == CB_COMM_CHECK) {
     status = cubridge_comm_check(kind, comm, dtype, ps, pr, count, extra, stream);
   } else {
@@ -255,7 +257,7 @@ static PyObject* cb_comm_collective_on(cb_state* st, cubridge_comm comm, int kin
     status = cb_comm_launch(kind, comm, dtype, ps, pr, count, extra, stream);
     Py_END_ALLOW_THREADS;
   }
-  if (mode == CB_COMM_RUN) return cb_call_end(&c, status, recv, Py_NewRef(Py_None));
+  if (mode == CB_COMM_RUN) return cb_call_end(&c, status, Py_NewRef(Py_None));
   /* CHECK ran nothing; QUEUE's uses are recorded by CB_COMM_MARK. The message
    * is read before the release, a cubridge call that clears it. */
   PyObject* r = status == CUBRIDGE_OK ? Py_NewRef(Py_None) : cb_raise_status(st, status);
@@ -282,7 +284,7 @@ static PyObject* cb_comm_collective(PyObject* m, PyObject* args) {
   }
   cubridge_comm comm = (cubridge_comm)cb_box_use(comm_obj, &cb_comm_kind);
   if (comm == NULL) return NULL;
-  PyObject* r = cb_comm_collective_on(cb_state_of_module(m), comm, kind, send_obj, recv_obj, extra,
+  PyObject* r = cb_comm_collective_on(cb_module_of(m), comm, kind, send_obj, recv_obj, extra,
                                       stream_obj, mode);
   cb_box_done(comm_obj);
   return r;
@@ -295,27 +297,32 @@ static PyObject* cb_comm_group(PyObject* m, PyObject* start) {
   Py_BEGIN_ALLOW_THREADS; /* the end launches the group's kernels */
   status = begin ? cubridge_comm_group_start() : cubridge_comm_group_end();
   Py_END_ALLOW_THREADS;
-  return cb_none_or_raise(cb_state_of_module(m), status);
+  return cb_none_or_raise(cb_module_of(m), status);
 }
 
 static PyMethodDef cb_comm_methods[] = {
     {"_nccl_set_library_path", cb_nccl_set_library_path, METH_VARARGS,
-     "_nccl_set_library_path(path): the libnccl.so.2 to try first"},
-    {"_nccl_version", cb_nccl_version, METH_NOARGS, "_nccl_version() -> int (loads NCCL)"},
-    {"_comm_unique_id", cb_comm_unique_id, METH_NOARGS, "_comm_unique_id() -> bytes"},
-    {"_comm_init_all", cb_comm_init_all, METH_VARARGS, "_comm_init_all(devices) -> [comm]"},
+     "_nccl_set_library_path($module, path, /)\n--\n\nThe libnccl.so.2 to try first."},
+    {"_nccl_version", cb_nccl_version, METH_NOARGS,
+     "_nccl_version($module, /)\n--\n\nReturns int (loads NCCL)."},
+    {"_comm_unique_id", cb_comm_unique_id, METH_NOARGS,
+     "_comm_unique_id($module, /)\n--\n\nReturns bytes."},
+    {"_comm_init_all", cb_comm_init_all, METH_VARARGS,
+     "_comm_init_all($module, devices, /)\n--\n\nReturns [comm]."},
     {"_comm_init_rank", cb_comm_init_rank, METH_VARARGS,
-     "_comm_init_rank(unique_id, nranks, rank, device) -> comm"},
-    {"_comm_destroy", cb_comm_destroy, METH_O, "_comm_destroy(comm)"},
-    {"_comm_abort", cb_comm_abort, METH_O, "_comm_abort(comm)"},
-    {"_comm_async_error", cb_comm_async_error, METH_O, "_comm_async_error(comm): raises it"},
-    {"_comm_info", cb_comm_info, METH_O, "_comm_info(comm) -> (rank, nranks, device)"},
+     "_comm_init_rank($module, unique_id, nranks, rank, device, /)\n--\n\nReturns comm."},
+    {"_comm_destroy", cb_comm_destroy, METH_O, "_comm_destroy($module, comm, /)\n--\n\n"},
+    {"_comm_abort", cb_comm_abort, METH_O, "_comm_abort($module, comm, /)\n--\n\n"},
+    {"_comm_async_error", cb_comm_async_error, METH_O,
+     "_comm_async_error($module, comm, /)\n--\n\nRaises it."},
+    {"_comm_info", cb_comm_info, METH_O,
+     "_comm_info($module, comm, /)\n--\n\nReturns (rank, nranks, device)."},
     {"_comm_collective", cb_comm_collective, METH_VARARGS,
-     "_comm_collective(kind, comm, send, recv, op_or_root, stream, check_only)"},
-    {"_comm_group", cb_comm_group, METH_O, "_comm_group(start: bool)"},
+     "_comm_collective($module, kind, comm, send, recv, op_or_root, stream, mode, /)\n--\n\n"},
+    {"_comm_group", cb_comm_group, METH_O, "_comm_group($module, start, /)\n--\n\n"},
     {NULL, NULL, 0, NULL}};
 
-int cb_comm_init(PyObject* module, cb_state* st) {
-  (void)st;
+int cb_comm_init(PyObject* module, cb_module* m) {
+  (void)m;
   return PyModule_AddFunctions(module, cb_comm_methods);
 }

@@ -2,9 +2,9 @@
 #ifndef CUBRIDGE_CEXT_COMM_H_
 #define CUBRIDGE_CEXT_COMM_H_
 
-#include "state.h"
+#include "common.h"
 
 /* Adds the _comm_* and _nccl_* functions to `module`. */
-int cb_comm_init(PyObject* module, cb_state* st);
+int cb_comm_init(PyObject* module, cb_module* m);
 
 #endif /* CUBRIDGE_CEXT_COMM_H_ */

@@ -3,11 +3,16 @@
 
 #include <stdlib.h>
 
+#include "array.h"
 #include "dlpack.h"
+#include "dtypes.h"
+#include "errors.h"
+#include "module.h"
+#include "stream.h"
 
 PyObject* cb_dlpack_device(cb_array* self, PyObject* unused) {
   (void)unused;
-  cb_state* st = cb_state_of_type(Py_TYPE((PyObject*)self));
+  cb_module* st = cb_module_of_type(Py_TYPE((PyObject*)self));
   if (st == NULL) return NULL;
   int32_t type, id;
   cb_array_dldevice(st, self, &type, &id);
@@ -44,7 +49,7 @@ static void cb_dl_capsule_destructor(PyObject* capsule) {
   PyErr_Restore(t, v, tb);
 }
 
-static void cb_dl_fill(const cb_state* st, DLTensor* t, cb_array* a, int32_t dev_type,
+static void cb_dl_fill(const cb_module* st, DLTensor* t, cb_array* a, int32_t dev_type,
                        int32_t dev_id, int64_t* dims) {
   const cb_dtype_info* d = cb_dtype(st, a->dtype);
   t->data = a->ptr;
@@ -63,7 +68,7 @@ static void cb_dl_fill(const cb_state* st, DLTensor* t, cb_array* a, int32_t dev
   }
 }
 
-static PyObject* cb_dl_capsule(const cb_state* st, cb_array* a, int versioned, int32_t dev_type,
+static PyObject* cb_dl_capsule(const cb_module* st, cb_array* a, int versioned, int32_t dev_type,
                                int32_t dev_id, int copied) {
   if (cb_dtype(st, a->dtype)->dl_code == CB_DL_NONE) {
     PyErr_Format(PyExc_BufferError, "__dlpack__: DLPack has no type for dtype %s",
@@ -96,6 +101,19 @@ static PyObject* cb_dl_capsule(const cb_state* st, cb_array* a, int versioned, i
   return capsule;
 }
 
+/* Orders the Array's pending write before its consumer: the host, or the
+ * stream `consumer` (0: the default stream of the Array's device). */
+static int cb_dl_settle(cb_module* st, cb_array* a, int host_reader, uintptr_t consumer) {
+  if (host_reader) return cb_array_host_wait(st, a, CUBRIDGE_ACCESS_READ);
+  cubridge_stream s;
+  int home = a->kind == CUBRIDGE_MEMORY_DEVICE ? a->device : -1;
+  if (cb_stream_wrap(st, consumer, home, &s) < 0) return -1;
+  cubridge_status status = cubridge_array_acquire(a->rt, s, CUBRIDGE_ACCESS_READ);
+  if (status != CUBRIDGE_OK) cb_raise_status(st, status); /* before the release clears it */
+  cb_stream_release(s);
+  return status == CUBRIDGE_OK ? 0 : -1;
+}
+
 static int cb_parse_pair(PyObject* obj, const char* what, long* x, long* y) {
   if (!PyTuple_Check(obj) || PyTuple_Size(obj) != 2) {
     PyErr_Format(PyExc_TypeError, "%s must be a tuple of two ints", what);
@@ -112,7 +130,7 @@ PyObject* cb_dlpack_export(cb_array* self, PyObject* args, PyObject* kwds) {
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$OOOO:__dlpack__", kwlist, &stream, &max_version,
                                    &dl_device, &copy))
     return NULL;
-  cb_state* st = cb_state_of_type(Py_TYPE((PyObject*)self));
+  cb_module* st = cb_module_of_type(Py_TYPE((PyObject*)self));
   if (st == NULL) return NULL;
   int versioned = 0;
   if (max_version != Py_None) {
@@ -183,8 +201,8 @@ PyObject* cb_dlpack_export(cb_array* self, PyObject* args, PyObject* kwds) {
   /* Pinned memory is read by the host; managed memory imported with no stream
    * (NumPy) may be too: then all pending work must be finished. */
   int host_reader = to_host || type == kDLCUDAHost || (type == kDLCUDAManaged && stream == Py_None);
-  if (!skip_sync && cb_array_settle(st, src, host_reader, consumer) < 0) goto fail;
-  src->exported = 1;
+  if (!skip_sync && cb_dl_settle(st, src, host_reader, consumer) < 0) goto fail;
+  if (cb_check(st, cubridge_array_export(src->rt, NULL)) < 0) goto fail;
   PyObject* capsule = cb_dl_capsule(st, src, versioned, type, to_host ? 0 : id, src != self);
   Py_DECREF((PyObject*)src);
   return capsule;

@@ -6,6 +6,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "module.h"
+
 /* Python's view of some statuses: another class name, a builtin base, a doc. */
 static const struct {
   cubridge_status status;
@@ -59,7 +61,7 @@ static PyObject* cb_make_class(const char* name, const char* doc, PyObject* base
   return PyErr_NewExceptionWithDoc(qualified, doc, bases, NULL);
 }
 
-static int cb_add_class(PyObject* module, cb_state* st, int status) {
+static int cb_add_class(PyObject* module, cb_errors* st, int status) {
   const char* status_name = cubridge_status_name(status);
   char name[64], doc[160];
   cb_class_name(status_name, name, sizeof name);
@@ -72,37 +74,54 @@ static int cb_add_class(PyObject* module, cb_state* st, int status) {
     parent = cb_python_extras[i].subclass_of;
     doc_text = cb_python_extras[i].doc;
   }
-  PyObject* first =
-      parent != CUBRIDGE_OK && st->errors[parent] ? st->errors[parent] : st->error_base;
+  PyObject* first = parent != CUBRIDGE_OK && st->classes[parent] ? st->classes[parent] : st->base;
   PyObject* extra = cb_builtin_base((cubridge_status)status);
   PyObject* bases = extra ? PyTuple_Pack(2, first, extra) : PyTuple_Pack(1, first);
   if (bases == NULL) return -1;
-  st->errors[status] = cb_make_class(name, doc_text, bases);
+  st->classes[status] = cb_make_class(name, doc_text, bases);
   Py_DECREF(bases);
-  if (st->errors[status] == NULL) return -1;
-  return PyModule_AddObjectRef(module, name, st->errors[status]);
+  if (st->classes[status] == NULL) return -1;
+  return PyModule_AddObjectRef(module, name, st->classes[status]);
 }
 
-int cb_errors_init(PyObject* module, cb_state* st) {
-  st->error_base = cb_make_class("Error",
-                                 "Base class of the errors the cubridge library reports. "
-                                 "`status` holds the C status code, `status_name` its name.",
-                                 NULL);
-  if (st->error_base == NULL || PyModule_AddObjectRef(module, "Error", st->error_base) < 0)
+int cb_errors_init(PyObject* module, cb_module* m) {
+  cb_errors* st = &m->errors;
+  st->count = cubridge_status_count();
+  if (st->count < 1 || st->count > CB_MAX_STATUSES) {
+    PyErr_Format(PyExc_ImportError, "cubridge: the library reports %d statuses (at most %d fit)",
+                 st->count, CB_MAX_STATUSES);
     return -1;
+  }
+  st->base = cb_make_class("Error",
+                           "Base class of the errors the cubridge library reports. "
+                           "`status` holds the C status code, `status_name` its name.",
+                           NULL);
+  if (st->base == NULL || PyModule_AddObjectRef(module, "Error", st->base) < 0) return -1;
   /* Parents first: a status may name a lower-numbered one as its parent. */
-  for (int status = 1; status < st->status_count; status++) {
+  for (int status = 1; status < st->count; status++) {
     if (cb_add_class(module, st, status) < 0) return -1;
   }
   return 0;
 }
 
-PyObject* cb_raise_status(cb_state* st, cubridge_status status) {
+int cb_errors_traverse(cb_module* m, visitproc visit, void* arg) {
+  Py_VISIT(m->errors.base);
+  CB_VISIT_ALL(m->errors.classes, CB_MAX_STATUSES);
+  return 0;
+}
+
+void cb_errors_clear(cb_module* m) {
+  Py_CLEAR(m->errors.base);
+  CB_CLEAR_ALL(m->errors.classes, CB_MAX_STATUSES);
+}
+
+PyObject* cb_raise_status(cb_module* m, cubridge_status status) {
+  const cb_errors* st = &m->errors;
   const char* msg = cubridge_last_error();
   if (msg == NULL || msg[0] == '\0') msg = cubridge_status_name((int)status);
-  PyObject* type = (int)status > 0 && (int)status < st->status_count && st->errors[status]
-                       ? st->errors[status]
-                       : st->error_base;
+  PyObject* type = (int)status > 0 && (int)status < st->count && st->classes[status]
+                       ? st->classes[status]
+                       : st->base;
   PyObject* exc = PyObject_CallFunction(type, "s", msg);
   if (exc == NULL) return NULL;
   PyObject* code = PyLong_FromLong((long)status);
@@ -118,9 +137,15 @@ PyObject* cb_raise_status(cb_state* st, cubridge_status status) {
   return NULL;
 }
 
-PyObject* cb_none_or_raise(cb_state* st, cubridge_status status) {
-  if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
+PyObject* cb_none_or_raise(cb_module* m, cubridge_status status) {
+  if (status != CUBRIDGE_OK) return cb_raise_status(m, status);
   Py_RETURN_NONE;
+}
+
+int cb_check(cb_module* m, cubridge_status status) {
+  if (status == CUBRIDGE_OK) return 0;
+  cb_raise_status(m, status);
+  return -1;
 }
 
 PyObject* cb_type_error(const char* argname, const char* wanted, PyObject* got) {
@@ -128,5 +153,10 @@ PyObject* cb_type_error(const char* argname, const char* wanted, PyObject* got) 
   if (name == NULL) return NULL;
   PyErr_Format(PyExc_TypeError, "%s must be %s, got %U", argname, wanted, name);
   Py_DECREF(name);
+  return NULL;
+}
+
+PyObject* cb_invalid(cb_module* m, const char* message) {
+  PyErr_SetString(m->errors.classes[CUBRIDGE_ERR_INVALID_ARGUMENT], message);
   return NULL;
 }

@@ -9,16 +9,18 @@
 #include "backend.h"
 #include "errors.h"
 #include "handle_box.h"
+#include "module.h"
 #include "stream.h"
 
-/* A collected Stream is destroyed as close() does it, after its work: Arrays
- * last used there have no event for it and count on a stream that is gone
- * being done (array.h, lazy_stream). */
+/* A collected Stream is destroyed as close() does it, after its work (the
+ * runtime's arrays last used there count on a stream that is gone being
+ * done): the wait is the destroy's, without the GIL. */
 static cubridge_status cb_destroy_stream(void* s) {
+  cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
-  (void)cubridge_stream_synchronize((cubridge_stream)s);
+  status = cubridge_stream_destroy((cubridge_stream)s);
   Py_END_ALLOW_THREADS;
-  return cubridge_stream_destroy((cubridge_stream)s);
+  return status;
 }
 static cubridge_status cb_destroy_graph(void* g) {
   return cubridge_graph_destroy((cubridge_graph)g);
@@ -29,16 +31,20 @@ static const cb_box_kind cb_stream_kind = {"cubridge.stream", "stream", "cubridg
 static const cb_box_kind cb_graph_kind = {"cubridge.graph", "graph", "graph", cb_destroy_graph};
 
 static PyObject* cb_fail(PyObject* m, cubridge_status status) {
-  return cb_raise_status(cb_state_of_module(m), status);
+  return cb_raise_status(cb_module_of(m), status);
 }
 
 /* True when the stream `handle` is the one whose recording st->recording holds. */
-static int cb_records(const cb_state* st, uintptr_t handle) {
+static int cb_records(const cb_graph* st, uintptr_t handle) {
   return st->recording != NULL && handle == st->recording_stream;
 }
 
+PyObject* cb_graph_recording(cb_module* m, uintptr_t handle) {
+  return cb_records(&m->graph, handle) ? Py_NewRef(m->graph.recording) : NULL;
+}
+
 /* True when `s` is the stream whose recording st->recording holds. */
-static int cb_is_recording(const cb_state* st, cubridge_stream s) {
+static int cb_is_recording(const cb_graph* st, cubridge_stream s) {
   uintptr_t handle = 0;
   return cubridge_stream_handle(s, &handle) == CUBRIDGE_OK && cb_records(st, handle);
 }
@@ -73,7 +79,7 @@ static PyObject* cb_stream_synchronize(PyObject* m, PyObject* capsule) {
   status = cubridge_stream_synchronize(s);
   Py_END_ALLOW_THREADS;
   /* Raised before the done, which may destroy a stream closed meanwhile. */
-  PyObject* r = cb_none_or_raise(cb_state_of_module(m), status);
+  PyObject* r = cb_none_or_raise(cb_module_of(m), status);
   cb_box_done(capsule);
   return r;
 }
@@ -91,7 +97,8 @@ static PyObject* cb_stream_query(PyObject* m, PyObject* capsule) {
 }
 
 static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
-  cb_state* st = cb_state_of_module(m);
+  cb_module* mod = cb_module_of(m);
+  cb_graph* st = &mod->graph;
   /* In use until destroyed: a second close waits, then finds it closed. */
   cubridge_stream live = (cubridge_stream)cb_box_use(capsule, &cb_stream_kind);
   if (live == NULL) {
@@ -101,10 +108,9 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   }
   uintptr_t handle = 0;
   cubridge_status status = cubridge_stream_handle(live, &handle);
-  /* Its work finishes first: Arrays whose last use was there have no event
-   * for it (array.h, lazy_stream), and count on a closed stream being done.
-   * The GIL is held from the end of the wait to the destroy, so no Array is
-   * freed on the stream in between. A capture could begin during the wait. */
+  /* Its work finishes first, without the GIL (the destroy waits too, with
+   * it): the runtime's arrays last used there have no event for it, and count
+   * on a closed stream being done. A capture could begin during the wait. */
   int recording = status == CUBRIDGE_OK && cb_records(st, handle);
   if (status == CUBRIDGE_OK && !recording) {
     Py_BEGIN_ALLOW_THREADS;
@@ -114,23 +120,18 @@ static PyObject* cb_stream_close(PyObject* m, PyObject* capsule) {
   }
   cb_box_done(capsule);
   if (status != CUBRIDGE_OK) return cb_fail(m, status);
-  if (recording) {
-    PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
-                    "the stream is recording a graph: end the capture before closing it");
-    return NULL;
-  }
+  if (recording)
+    return cb_invalid(mod, "the stream is recording a graph: end the capture before closing it");
   cubridge_stream s = (cubridge_stream)cb_box_take(capsule, &cb_stream_kind);
   if (s == NULL) Py_RETURN_NONE; /* closed by another thread meanwhile */
   status = cubridge_stream_destroy(s);
-  return cb_none_or_raise(st, status);
+  return cb_none_or_raise(mod, status);
 }
 
-static PyObject* cb_stream_begin_capture_on(PyObject* m, cb_state* st, cubridge_stream s) {
-  if (st->recording != NULL) {
-    PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
-                    "another cubridge.Stream is recording a graph (one recording at a time)");
-    return NULL;
-  }
+static PyObject* cb_stream_begin_capture_on(PyObject* m, cb_graph* st, cubridge_stream s) {
+  if (st->recording != NULL)
+    return cb_invalid(cb_module_of(m),
+                      "another cubridge.Stream is recording a graph (one recording at a time)");
   uintptr_t handle = 0;
   cubridge_status status = cubridge_stream_handle(s, &handle);
   if (status == CUBRIDGE_OK) status = cubridge_stream_begin_capture(s);
@@ -147,7 +148,7 @@ static PyObject* cb_stream_begin_capture_on(PyObject* m, cb_state* st, cubridge_
 }
 
 static PyObject* cb_stream_begin_capture(PyObject* m, PyObject* capsule) {
-  cb_state* st = cb_state_of_module(m);
+  cb_graph* st = &cb_module_of(m)->graph;
   /* Not while a close() waits for the stream's work (it would end the capture). */
   cubridge_stream s = (cubridge_stream)cb_box_use(capsule, &cb_stream_kind);
   if (s == NULL) return NULL;
@@ -178,25 +179,21 @@ static PyObject* cb_unique(PyObject* list) {
 /* Ends the recording: (graph, the objects its ops used). The stream runs
  * normally again whatever happens. */
 static PyObject* cb_stream_end_capture(PyObject* m, PyObject* capsule) {
-  cb_state* st = cb_state_of_module(m);
+  cb_graph* st = &cb_module_of(m)->graph;
   cubridge_stream s = (cubridge_stream)cb_box_live(capsule, &cb_stream_kind);
   if (s == NULL) return NULL;
-  if (!cb_is_recording(st, s)) {
-    PyErr_SetString(st->errors[CUBRIDGE_ERR_INVALID_ARGUMENT],
-                    "the stream is not recording a graph");
-    return NULL;
-  }
+  if (!cb_is_recording(st, s))
+    return cb_invalid(cb_module_of(m), "the stream is not recording a graph");
   PyObject* used = st->recording; /* the reference moves here */
   st->recording = NULL;
   st->recording_stream = 0;
   cubridge_graph g = NULL;
+  /* The runtime frees the Arrays dropped during the recording as it ends. The
+   * message first: the frees that follow (of those only the recording held)
+   * are cubridge calls, and the library's message lasts only until the next. */
   cubridge_status status = cubridge_stream_end_capture(s, &g);
-  /* The message first: the frees that follow (the Arrays dropped during the
-   * recording, and those only the recording held) are cubridge calls, and the
-   * library's message lasts only until the next one. */
-  if (status != CUBRIDGE_OK) cb_fail(m, status);
-  cb_array_free_deferred(st);
   if (status != CUBRIDGE_OK) {
+    cb_fail(m, status);
     Py_DECREF(used);
     return NULL;
   }
@@ -219,24 +216,26 @@ static PyObject* cb_stream_end_capture(PyObject* m, PyObject* capsule) {
  * writes and other streams' uses before the launch, the launch before their
  * next use and their free. */
 static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   PyObject *capsule, *used, *stream_obj;
   if (!PyArg_ParseTuple(args, "OO!O:_graph_launch", &capsule, &PyList_Type, &used, &stream_obj))
     return NULL;
   uintptr_t handle = 0;
   cubridge_stream s = NULL;
-  if (cb_stream_handle(st, stream_obj, &handle) < 0 ||
-      cb_stream_from_handle(st, handle, -1, &s) < 0)
+  if (cb_stream_handle(st, stream_obj, &handle) < 0 || cb_stream_wrap(st, handle, -1, &s) < 0)
     return NULL;
   Py_ssize_t n = PyList_Size(used);
-  for (Py_ssize_t i = 0; i < n; i++) {
+  cubridge_status status = CUBRIDGE_OK;
+  for (Py_ssize_t i = 0; i < n && status == CUBRIDGE_OK; i++) {
     PyObject* obj = PyList_GetItem(used, i);
     /* A launch may write every Array it keeps: after their earlier uses too. */
-    if (cb_is_array(st, obj) && (cb_array_settle(st, (cb_array*)obj, 0, handle) < 0 ||
-                                 cb_array_after_uses(st, (cb_array*)obj, handle, s) < 0)) {
-      cb_stream_release(s);
-      return NULL;
-    }
+    if (cb_array_is(st, obj))
+      status = cubridge_array_acquire(((cb_array*)obj)->rt, s, CUBRIDGE_ACCESS_WRITE);
+  }
+  if (status != CUBRIDGE_OK) {
+    cb_raise_status(st, status);
+    cb_stream_release(s);
+    return NULL;
   }
   /* One launch of a graph at a time (CUDA graphs take no concurrent calls). */
   cubridge_graph g = (cubridge_graph)cb_box_use(capsule, &cb_graph_kind);
@@ -244,7 +243,6 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
     cb_stream_release(s);
     return NULL;
   }
-  cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_graph_launch(g, s);
   Py_END_ALLOW_THREADS;
@@ -252,11 +250,10 @@ static PyObject* cb_graph_launch(PyObject* m, PyObject* args) {
    * cb_box_done to destroy, a cubridge call that clears it. */
   if (status != CUBRIDGE_OK) cb_raise_status(st, status);
   cb_box_done(capsule);
-  if (status == CUBRIDGE_OK) {
-    for (Py_ssize_t i = 0; i < n; i++) {
-      PyObject* obj = PyList_GetItem(used, i);
-      if (cb_is_array(st, obj)) cb_array_used(st, (cb_array*)obj, handle, s, 1);
-    }
+  for (Py_ssize_t i = 0; i < n && status == CUBRIDGE_OK; i++) {
+    PyObject* obj = PyList_GetItem(used, i);
+    if (cb_array_is(st, obj))
+      (void)cubridge_array_release(((cb_array*)obj)->rt, s, CUBRIDGE_ACCESS_WRITE);
   }
   cb_stream_release(s);
   if (status != CUBRIDGE_OK) return NULL;
@@ -267,14 +264,14 @@ static PyObject* cb_graph_close(PyObject* m, PyObject* capsule) {
   cubridge_graph g = (cubridge_graph)cb_box_take(capsule, &cb_graph_kind);
   if (g == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None); /* closed before */
   cubridge_status status = cubridge_graph_destroy(g);
-  return cb_none_or_raise(cb_state_of_module(m), status);
+  return cb_none_or_raise(cb_module_of(m), status);
 }
 
 /* cubridge.Stream registers its class once (before any instance exists), so
  * that ops read a Stream's handle from its slot (known_types.c). */
 static PyObject* cb_stream_type(PyObject* m, PyObject* type) {
   if (!PyType_Check(type)) return cb_type_error("type", "a class", type);
-  cb_state* st = cb_state_of_module(m);
+  cb_types* st = &cb_module_of(m)->types;
   PyObject* old = (PyObject*)st->stream_type;
   st->stream_type = (PyTypeObject*)Py_NewRef(type);
   Py_XDECREF(old);
@@ -282,21 +279,36 @@ static PyObject* cb_stream_type(PyObject* m, PyObject* type) {
 }
 
 static PyMethodDef cb_graph_methods[] = {
-    {"_stream_type", cb_stream_type, METH_O, "_stream_type(cubridge.Stream)"},
+    {"_stream_type", cb_stream_type, METH_O, "_stream_type($module, cls, /)\n--\n\n"},
     {"_stream_create", cb_stream_create, METH_VARARGS,
-     "_stream_create(device: int, -1 current) -> stream"},
-    {"_stream_info", cb_stream_info, METH_O, "_stream_info(stream) -> (handle, device)"},
-    {"_stream_synchronize", cb_stream_synchronize, METH_O, "_stream_synchronize(stream)"},
-    {"_stream_query", cb_stream_query, METH_O, "_stream_query(stream) -> bool (all done)"},
-    {"_stream_close", cb_stream_close, METH_O, "_stream_close(stream)"},
-    {"_stream_begin_capture", cb_stream_begin_capture, METH_O, "_stream_begin_capture(stream)"},
+     "_stream_create($module, device, /)\n--\n\nReturns stream."},
+    {"_stream_info", cb_stream_info, METH_O,
+     "_stream_info($module, stream, /)\n--\n\nReturns (handle, device)."},
+    {"_stream_synchronize", cb_stream_synchronize, METH_O,
+     "_stream_synchronize($module, stream, /)\n--\n\n"},
+    {"_stream_query", cb_stream_query, METH_O,
+     "_stream_query($module, stream, /)\n--\n\nReturns bool (all done)."},
+    {"_stream_close", cb_stream_close, METH_O, "_stream_close($module, stream, /)\n--\n\n"},
+    {"_stream_begin_capture", cb_stream_begin_capture, METH_O,
+     "_stream_begin_capture($module, stream, /)\n--\n\n"},
     {"_stream_end_capture", cb_stream_end_capture, METH_O,
-     "_stream_end_capture(stream) -> (graph, [objects used])"},
-    {"_graph_launch", cb_graph_launch, METH_VARARGS, "_graph_launch(graph, used, stream)"},
-    {"_graph_close", cb_graph_close, METH_O, "_graph_close(graph)"},
+     "_stream_end_capture($module, stream, /)\n--\n\nReturns (graph, [objects used])."},
+    {"_graph_launch", cb_graph_launch, METH_VARARGS,
+     "_graph_launch($module, graph, used, stream, /)\n--\n\n"},
+    {"_graph_close", cb_graph_close, METH_O, "_graph_close($module, graph, /)\n--\n\n"},
     {NULL, NULL, 0, NULL}};
 
-int cb_graph_init(PyObject* module, cb_state* st) {
-  (void)st;
+int cb_graph_init(PyObject* module, cb_module* m) {
+  (void)m;
   return PyModule_AddFunctions(module, cb_graph_methods);
+}
+
+int cb_graph_traverse(cb_module* m, visitproc visit, void* arg) {
+  Py_VISIT(m->graph.recording);
+  return 0;
+}
+
+void cb_graph_clear(cb_module* m) {
+  Py_CLEAR(m->graph.recording);
+  m->graph.recording_stream = 0; /* its list is gone: nothing records now */
 }

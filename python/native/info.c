@@ -8,13 +8,12 @@
 #include "cupy_import.h"
 #include "dtypes.h"
 #include "errors.h"
-#include "numpy_import.h"
-#include "numpy_new.h"
-#include "parked.h"
+#include "module.h"
 #include "stream.h"
+#include "torch_import.h"
 
 static PyObject* cb_mod_backend(PyObject* m, PyObject* unused) {
-  int b = cb_backend(cb_state_of_module(m));
+  int b = cb_backend_kind(cb_module_of(m));
   if (b < 0) return NULL;
   return PyUnicode_FromString(b == CUBRIDGE_BACKEND_CUDA ? "cuda" : "cpu");
 }
@@ -33,7 +32,7 @@ static PyObject* cb_mod_driver_version(PyObject* m, PyObject* unused) {
 
 /* `value` as a Python int, or the error of a failed `status`. */
 static PyObject* cb_int_or_raise(PyObject* m, cubridge_status status, int value) {
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_module_of(m), status);
   return PyLong_FromLong(value);
 }
 
@@ -53,21 +52,21 @@ static PyObject* cb_mod_device_name(PyObject* m, PyObject* arg) {
   const int device = (int)index;
   char buf[256];
   cubridge_status status = cubridge_device_name(device, buf, sizeof buf);
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_module_of(m), status);
   return PyUnicode_FromString(buf);
 }
 
 static PyObject* cb_mod_mem_info(PyObject* m, PyObject* unused) {
   size_t free_bytes = 0, total_bytes = 0;
   cubridge_status status = cubridge_mem_info(&free_bytes, &total_bytes);
-  if (status != CUBRIDGE_OK) return cb_raise_status(cb_state_of_module(m), status);
+  if (status != CUBRIDGE_OK) return cb_raise_status(cb_module_of(m), status);
   return Py_BuildValue("(nn)", (Py_ssize_t)free_bytes, (Py_ssize_t)total_bytes);
 }
 
 static PyObject* cb_mod_synchronize(PyObject* m, PyObject* args) {
   PyObject* stream_obj = Py_None;
   if (!PyArg_ParseTuple(args, "|O:synchronize", &stream_obj)) return NULL;
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   uintptr_t handle;
   if (cb_stream_handle(st, stream_obj, &handle) < 0) return NULL;
   cubridge_status status;
@@ -77,27 +76,37 @@ static PyObject* cb_mod_synchronize(PyObject* m, PyObject* args) {
     Py_END_ALLOW_THREADS;
   } else {
     cubridge_stream s;
-    if (cb_stream_from_handle(st, handle, -1, &s) < 0) return NULL;
+    if (cb_stream_wrap(st, handle, -1, &s) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS;
     status = cubridge_stream_synchronize(s);
     Py_END_ALLOW_THREADS;
-    if (cb_stream_release_after(st, s, status) < 0) return NULL;
+    if (status != CUBRIDGE_OK) cb_raise_status(st, status); /* before the release clears it */
+    cb_stream_release(s);
+    if (status != CUBRIDGE_OK) return NULL;
     Py_RETURN_NONE;
   }
   return cb_none_or_raise(st, status);
 }
 
 static PyObject* cb_mod_dtype_size(PyObject* m, PyObject* arg) {
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   int dtype = cb_dtype_from_object(st, arg, "dtype");
   if (dtype < 0) return NULL;
   return PyLong_FromSize_t(cb_dtype(st, dtype)->size);
 }
 
+/* The ABI's dtype names in order: DTYPES[cubridge_dtype]. */
+static PyObject* cb_dtype_names(const cb_module* st) {
+  PyObject* t = PyTuple_New(st->dtypes.count);
+  for (int i = 0; t != NULL && i < st->dtypes.count; i++)
+    PyTuple_SetItem(t, i, Py_NewRef(st->dtypes.info[i].name_obj));
+  return t;
+}
+
 /* The ABI's status names in order: STATUS_NAMES[status]. */
-static PyObject* cb_status_names(const cb_state* st) {
-  PyObject* t = PyTuple_New(st->status_count);
-  for (int i = 0; t != NULL && i < st->status_count; i++) {
+static PyObject* cb_status_names(const cb_module* st) {
+  PyObject* t = PyTuple_New(st->errors.count);
+  for (int i = 0; t != NULL && i < st->errors.count; i++) {
     PyObject* name = PyUnicode_FromString(cubridge_status_name(i));
     if (name == NULL) Py_CLEAR(t);
     if (t != NULL) PyTuple_SetItem(t, i, name);
@@ -106,10 +115,10 @@ static PyObject* cb_status_names(const cb_state* st) {
 }
 
 /* The ABI's memory kind names in order: MEMORY_NAMES[cubridge_memory]. */
-static PyObject* cb_memory_names(const cb_state* st) {
+static PyObject* cb_memory_names(const cb_module* st) {
   PyObject* t = PyTuple_New(CB_NUM_MEMORY_KINDS);
   for (int k = 0; t != NULL && k < CB_NUM_MEMORY_KINDS; k++)
-    PyTuple_SetItem(t, k, Py_NewRef(st->memory_names[k]));
+    PyTuple_SetItem(t, k, Py_NewRef(st->arrays.memory_names[k]));
   return t;
 }
 
@@ -149,7 +158,7 @@ done:
 
 /* The optional device argument of `format` ("|O:name"): -1 (None, the
  * current device) or an index; below -1 with an error. */
-static int cb_device_arg(cb_state* st, PyObject* args, const char* format) {
+static int cb_device_arg(cb_module* st, PyObject* args, const char* format) {
   PyObject* device_obj = Py_None;
   if (!PyArg_ParseTuple(args, format, &device_obj)) return -2;
   return cb_parse_device(st, device_obj);
@@ -157,33 +166,27 @@ static int cb_device_arg(cb_state* st, PyObject* args, const char* format) {
 
 /* memory_stats(device=None) -> dict of the library's pool on `device`. */
 static PyObject* cb_mod_memory_stats(PyObject* m, PyObject* args) {
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   int device = cb_device_arg(st, args, "|O:memory_stats");
   if (device < -1) return NULL;
   cubridge_memory_stats s;
   memset(&s, 0, sizeof s);
   s.struct_size = sizeof s;
   cubridge_status status = cubridge_memory_stats_get(device, &s);
-  if (status == CUBRIDGE_OK && device < 0) status = cubridge_get_device(&device);
   if (status != CUBRIDGE_OK) return cb_raise_status(st, status);
-  /* Parked blocks (parked.h) are in use for the pool, cached for the user. */
-  size_t parked = cb_parked_bytes(st, device);
-  s.in_use_bytes -= parked;
-  s.cached_bytes += parked;
   return Py_BuildValue(
-      "{s:K,s:K,s:K,s:K,s:K,s:K}", "in_use_bytes", (unsigned long long)s.in_use_bytes,
+      "{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "in_use_bytes", (unsigned long long)s.in_use_bytes,
       "reserved_bytes", (unsigned long long)s.reserved_bytes, "peak_in_use_bytes",
       (unsigned long long)s.peak_in_use_bytes, "alloc_count", (unsigned long long)s.alloc_count,
       "free_count", (unsigned long long)s.free_count, "cached_bytes",
-      (unsigned long long)s.cached_bytes);
+      (unsigned long long)s.cached_bytes, "scratch_bytes", (unsigned long long)s.scratch_bytes);
 }
 
 /* empty_cache(device=None): cached, unused pool memory back to the driver. */
 static PyObject* cb_mod_empty_cache(PyObject* m, PyObject* args) {
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   int device = cb_device_arg(st, args, "|O:empty_cache");
   if (device < -1) return NULL;
-  cb_park_release(st, device); /* parked blocks (-1: every device's) back to their pools */
   cubridge_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = cubridge_empty_cache(device);
@@ -203,47 +206,55 @@ static PyObject* cb_tristate(int state) {
   return state == 0 ? Py_NewRef(Py_None) : PyBool_FromLong(state > 0);
 }
 
-/* _fast_paths() -> {"numpy_fields", "numpy_results", "torch_exchange",
- * "cupy_attributes"}: whether numpy.ndarray arguments are read from their fields
- * (numpy_import.c), NumPy results made through NumPy's C API (numpy_new.c),
- * torch tensors read through DLPack's C exchange table (torch_import.c) and the
- * last cupy.ndarray read through its attributes (cupy_import.c). For tests. */
+/* _fast_paths() -> {"torch_exchange", "cupy_attributes"}: whether torch
+ * tensors are read through DLPack's C exchange table (torch_import.c) and the
+ * last cupy.ndarray through its attributes (cupy_import.c). For tests. */
 static PyObject* cb_mod_fast_paths(PyObject* m, PyObject* unused) {
   (void)unused;
-  const cb_state* st = cb_state_of_module(m);
-  const int torch = !st->torch_ready ? 0 : st->torch_dl_fill != NULL ? 1 : -1;
-  PyObject* v[4] = {cb_tristate(cb_numpy_fields_state(st)), cb_tristate(cb_numpy_new_state(st)),
-                    cb_tristate(torch), cb_tristate(cb_cupy_state(st))};
-  PyObject* out = v[0] && v[1] && v[2] && v[3]
-                      ? Py_BuildValue("{sOsOsOsO}", "numpy_fields", v[0], "numpy_results", v[1],
-                                      "torch_exchange", v[2], "cupy_attributes", v[3])
+  const cb_module* st = cb_module_of(m);
+  PyObject* torch = cb_tristate(cb_torch_state(st));
+  PyObject* cupy = cb_tristate(cb_cupy_state(st));
+  PyObject* out = torch && cupy
+                      ? Py_BuildValue("{sOsO}", "torch_exchange", torch, "cupy_attributes", cupy)
                       : NULL;
-  for (int i = 0; i < 4; i++) Py_XDECREF(v[i]);
+  Py_XDECREF(torch);
+  Py_XDECREF(cupy);
   return out;
 }
 
 static PyMethodDef cb_info_methods[] = {
-    {"backend", cb_mod_backend, METH_NOARGS, "backend() -> 'cpu' | 'cuda'"},
-    {"version", cb_mod_version, METH_NOARGS, "version() -> int (MAJOR*10000+MINOR*100+PATCH)"},
+    {"backend", cb_mod_backend, METH_NOARGS, "backend($module, /)\n--\n\nReturns 'cpu' | 'cuda'."},
+    {"version", cb_mod_version, METH_NOARGS,
+     "version($module, /)\n--\n\nReturns int (MAJOR*10000+MINOR*100+PATCH)."},
     {"cuda_version", cb_mod_cuda_version, METH_NOARGS,
-     "cuda_version() -> int (CUDA the library was built with, MAJOR*1000+MINOR*10; 0: none)"},
+     "cuda_version($module, /)\n--\n\nReturns int (CUDA the library was built with, "
+     "MAJOR*1000+MINOR*10; 0: none)."},
     {"driver_version", cb_mod_driver_version, METH_NOARGS,
-     "driver_version() -> int (CUDA the driver supports, MAJOR*1000+MINOR*10; 0: none)"},
-    {"device_count", cb_mod_device_count, METH_NOARGS, "device_count() -> int"},
-    {"device_name", cb_mod_device_name, METH_O, "device_name(index) -> str"},
-    {"mem_info", cb_mod_mem_info, METH_NOARGS, "mem_info() -> (free_bytes, total_bytes)"},
-    {"synchronize", cb_mod_synchronize, METH_VARARGS, "synchronize(stream=None)"},
-    {"dtype_size", cb_mod_dtype_size, METH_O, "dtype_size(dtype) -> int"},
-    {"memory_stats", cb_mod_memory_stats, METH_VARARGS, "memory_stats(device=None) -> dict"},
-    {"empty_cache", cb_mod_empty_cache, METH_VARARGS, "empty_cache(device=None)"},
-    {"current_device", cb_mod_current_device, METH_NOARGS, "current_device() -> int"},
-    {"_abi_tables", cb_mod_abi_tables, METH_NOARGS, "_abi_tables() -> dict (the C ABI's tables)"},
+     "driver_version($module, /)\n--\n\nReturns int (CUDA the driver supports, "
+     "MAJOR*1000+MINOR*10; 0: none)."},
+    {"device_count", cb_mod_device_count, METH_NOARGS,
+     "device_count($module, /)\n--\n\nReturns int."},
+    {"device_name", cb_mod_device_name, METH_O,
+     "device_name($module, index, /)\n--\n\nReturns str."},
+    {"mem_info", cb_mod_mem_info, METH_NOARGS,
+     "mem_info($module, /)\n--\n\nReturns (free_bytes, total_bytes)."},
+    {"synchronize", cb_mod_synchronize, METH_VARARGS,
+     "synchronize($module, stream=None, /)\n--\n\n"},
+    {"dtype_size", cb_mod_dtype_size, METH_O, "dtype_size($module, dtype, /)\n--\n\nReturns int."},
+    {"memory_stats", cb_mod_memory_stats, METH_VARARGS,
+     "memory_stats($module, device=None, /)\n--\n\nReturns dict."},
+    {"empty_cache", cb_mod_empty_cache, METH_VARARGS,
+     "empty_cache($module, device=None, /)\n--\n\n"},
+    {"current_device", cb_mod_current_device, METH_NOARGS,
+     "current_device($module, /)\n--\n\nReturns int."},
+    {"_abi_tables", cb_mod_abi_tables, METH_NOARGS,
+     "_abi_tables($module, /)\n--\n\nReturns dict (the C ABI's tables)."},
     {"_fast_paths", cb_mod_fast_paths, METH_NOARGS,
-     "_fast_paths() -> {'numpy_fields', 'numpy_results', 'torch_exchange', 'cupy_attributes'}: "
-     "bool (None: not yet)"},
+     "_fast_paths($module, /)\n--\n\nReturns {'torch_exchange', 'cupy_attributes'}: bool (None: "
+     "not yet)."},
     {NULL, NULL, 0, NULL}};
 
-int cb_info_init(PyObject* module, cb_state* st) {
+int cb_info_init(PyObject* module, cb_module* st) {
   if (PyModule_AddFunctions(module, cb_info_methods) < 0) return -1;
   int v = cubridge_version();
   PyObject* version = PyUnicode_FromFormat("%d.%d.%d", v / 10000, v / 100 % 100, v % 100);

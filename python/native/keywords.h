@@ -1,5 +1,5 @@
 /* The parameter names of the ops bound with Python signatures (signature.h):
- * the module state keeps each one interned (cb_state.keywords), so that a
+ * signature.c keeps each one interned (cb_keywords), so that a
  * keyword argument is found by pointer (a string compare per parameter cost
  * 20 ns a call). */
 #ifndef CUBRIDGE_CEXT_KEYWORDS_H_

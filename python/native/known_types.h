@@ -8,7 +8,7 @@
 #ifndef CUBRIDGE_CEXT_KNOWN_TYPES_H_
 #define CUBRIDGE_CEXT_KNOWN_TYPES_H_
 
-#include "state.h"
+#include "common.h"
 
 /* CB_KNOWN_MASKED: numpy.ma.MaskedArray, refused (its buffer has no mask). */
 enum {
@@ -37,12 +37,33 @@ enum {
  * Asking an object for an attribute it lacks costs an AttributeError. */
 enum { CB_CAI_NONE = 0, CB_CAI_TYPE = 1, CB_CAI_DICT = 2 };
 
+/* What cubridge learnt about a Python type at first sight. */
+typedef struct cb_type_hint {
+  PyTypeObject* type; /* owned */
+  int known;          /* CB_KNOWN_* */
+  int cai;            /* CB_CAI_*: where __cuda_array_interface__ may be found */
+  int stream;         /* CB_STREAM_BY_*: how its instances give a stream handle */
+} cb_type_hint;
+#define CB_TYPE_HINTS 8
+
+typedef struct cb_types {
+  cb_type_hint hints[CB_TYPE_HINTS];
+  int next;
+  /* cubridge.Stream, registered by _graph.py: its instances' handles are read
+   * from their slot instead of through a Python-level __cuda_stream__ call
+   * (CB_STREAM_BY_SLOT). */
+  PyTypeObject* stream_type;
+} cb_types;
+
+int cb_types_traverse(cb_module* m, visitproc visit, void* arg);
+void cb_types_clear(cb_module* m);
+
 /* What cubridge knows of `type` (cached); never fails (errors mean NONE, and
  * "look on the instance"). */
-const cb_type_hint* cb_type_hint_of(cb_state* st, PyTypeObject* type);
+const cb_type_hint* cb_type_hint_of(cb_module* m, PyTypeObject* type);
 
 /* As cb_type_hint_of, looked at anew: for a type changed since it was first
  * seen (a class given __cuda_array_interface__ later). */
-const cb_type_hint* cb_type_hint_renew(cb_state* st, PyTypeObject* type);
+const cb_type_hint* cb_type_hint_renew(cb_module* m, PyTypeObject* type);
 
 #endif /* CUBRIDGE_CEXT_KNOWN_TYPES_H_ */

@@ -10,6 +10,8 @@
 #include "call.h"
 #include "checks.h"
 #include "dtypes.h"
+#include "errors.h"
+#include "module.h"
 #include "signature.h"
 
 /* The ops take positional arguments only (cb_call_signature maps keywords) and
@@ -27,6 +29,9 @@ static int cb_nargs(const char* fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t
 }
 
 typedef PyObject* const* cb_args;
+
+#define CB_READ CUBRIDGE_ACCESS_READ
+#define CB_WRITE CUBRIDGE_ACCESS_WRITE
 
 /* The method `name`: `impl` (one function for a family of ops) for op `op`. */
 #define CB_OP_ENTRY(name, impl, op)                                    \
@@ -76,9 +81,9 @@ static const cb_reduce_fn cb_reduce_fns[] = {cubridge_sum, NULL, cubridge_min, c
  * releases it: a launch may wait for the queue, a reduction for the GPU. */
 static cubridge_status cb_run(cb_call* c, const cb_op_args* o) {
   cubridge_status status;
-  cubridge_stream stream = c->stream;
+  cubridge_stream stream = c->rt.stream;
   cb_call_assume_device(c);
-  const int release = o->n > CB_HOLD_GIL_MAX_N || cb_on_cuda(c->st);
+  const int release = o->n > CB_HOLD_GIL_MAX_N || cb_on_cuda(c->m);
   PyThreadState* saved = release ? PyEval_SaveThread() : NULL;
   if (o->op <= OP_MUL) {
     status = cb_binary_fns[o->op - OP_ADD](o->dtype, o->x, o->y, o->out, o->n, stream);
@@ -103,11 +108,11 @@ static cubridge_status cb_run(cb_call* c, const cb_op_args* o) {
 
 /* Imports two inputs of one dtype and one shape. -1 with an error. */
 static int cb_call_pair(cb_call* c, PyObject* a_obj, const char* a_name, PyObject* b_obj,
-                        const char* b_name, cb_view** a, cb_view** b) {
-  if ((*a = cb_call_arg(c, a_obj, a_name, 0)) == NULL ||
-      (*b = cb_call_arg(c, b_obj, b_name, 0)) == NULL)
+                        const char* b_name, cb_arg** a, cb_arg** b) {
+  if ((*a = cb_call_arg(c, a_obj, a_name, CB_READ)) == NULL ||
+      (*b = cb_call_arg(c, b_obj, b_name, CB_READ)) == NULL)
     return -1;
-  return cb_same_dtype(c->st, *a, *b) < 0 || cb_same_shape(*a, *b) < 0 ? -1 : 0;
+  return cb_same_dtype(c->m, *a, *b) < 0 || cb_same_shape(*a, *b) < 0 ? -1 : 0;
 }
 
 /* ---- add, sub, mul, div ----------------------------------------------- */
@@ -121,16 +126,16 @@ static PyObject* cb_binary(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
     return NULL;
   PyObject *a_obj = args[0], *b_obj = args[1], *out_obj = args[2 + div],
            *stream_obj = args[3 + div];
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
-  cb_view *a, *b, *out;
+  cb_arg *a, *b, *out;
   if (cb_call_pair(&c, a_obj, "a", b_obj, "b", &a, &b) < 0 ||
-      (div && cb_int_scalar_exact(st, args[2], names[op], "zero_value", a->dtype) < 0) ||
-      (out = cb_call_out(&c, out_obj, a, a->dtype)) == NULL)
+      (div && cb_int_scalar_exact(st, args[2], names[op], "zero_value", a->v.dtype) < 0) ||
+      (out = cb_call_out(&c, out_obj, a, a->v.dtype)) == NULL)
     return cb_call_fail(&c);
-  cb_op_args o = {op, a->dtype, 0, zero_value, a->data, b->data, out->data, a->n};
-  return cb_call_end(&c, cb_run(&c, &o), out, NULL);
+  cb_op_args o = {op, a->v.dtype, 0, zero_value, a->v.data, b->v.data, out->v.data, a->v.n};
+  return cb_call_end(&c, cb_run(&c, &o), NULL);
 }
 
 CB_OP_ENTRY(cb_add, cb_binary, OP_ADD)
@@ -144,75 +149,75 @@ static PyObject* cb_axpy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   double alpha;
   if (cb_nargs("axpy", nargs, 5, 5) < 0 || cb_real(args[0], "alpha", &alpha) < 0) return NULL;
   PyObject *x_obj = args[1], *y_obj = args[2], *out_obj = args[3], *stream_obj = args[4];
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
-  cb_view *x, *y, *out;
+  cb_arg *x, *y, *out;
   if (cb_call_pair(&c, x_obj, "x", y_obj, "y", &x, &y) < 0 ||
-      cb_int_scalar_exact(st, args[0], "axpy", "alpha", x->dtype) < 0 ||
-      (out = cb_call_out(&c, out_obj, y, y->dtype)) == NULL)
+      cb_int_scalar_exact(st, args[0], "axpy", "alpha", x->v.dtype) < 0 ||
+      (out = cb_call_out(&c, out_obj, y, y->v.dtype)) == NULL)
     return cb_call_fail(&c);
   /* One pass, x and y to out: out may be either of them or an array of its own
    * (cubridge_axpy_out refuses a partial overlap, as cubridge_add does). */
-  cb_op_args o = {OP_AXPY, x->dtype, 0, alpha, x->data, y->data, out->data, x->n};
-  return cb_call_end(&c, cb_run(&c, &o), out, NULL);
+  cb_op_args o = {OP_AXPY, x->v.dtype, 0, alpha, x->v.data, y->v.data, out->v.data, x->v.n};
+  return cb_call_end(&c, cb_run(&c, &o), NULL);
 }
 
 static PyObject* cb_scale(PyObject* m, cb_args args, Py_ssize_t nargs) {
   double alpha;
   if (cb_nargs("scale", nargs, 4, 4) < 0 || cb_real(args[1], "alpha", &alpha) < 0) return NULL;
   PyObject *x_obj = args[0], *out_obj = args[2], *stream_obj = args[3];
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
-  cb_view *x, *out;
-  if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL ||
-      cb_int_scalar_exact(st, args[1], "scale", "alpha", x->dtype) < 0 ||
-      (out = cb_call_out(&c, out_obj, x, x->dtype)) == NULL)
+  cb_arg *x, *out;
+  if ((x = cb_call_arg(&c, x_obj, "x", CB_READ)) == NULL ||
+      cb_int_scalar_exact(st, args[1], "scale", "alpha", x->v.dtype) < 0 ||
+      (out = cb_call_out(&c, out_obj, x, x->v.dtype)) == NULL)
     return cb_call_fail(&c);
-  cb_op_args o = {OP_SCALE, x->dtype, 0, alpha, x->data, NULL, out->data, x->n};
-  return cb_call_end(&c, cb_run(&c, &o), out, NULL);
+  cb_op_args o = {OP_SCALE, x->v.dtype, 0, alpha, x->v.data, NULL, out->v.data, x->v.n};
+  return cb_call_end(&c, cb_run(&c, &o), NULL);
 }
 
 static PyObject* cb_fill(PyObject* m, cb_args args, Py_ssize_t nargs) {
   double value;
   if (cb_nargs("fill", nargs, 3, 3) < 0 || cb_real(args[1], "value", &value) < 0) return NULL;
   PyObject *x_obj = args[0], *stream_obj = args[2];
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
-  cb_view* x = cb_call_arg(&c, x_obj, "x", 1);
-  if (x == NULL || cb_int_scalar_exact(st, args[1], "fill", "value", x->dtype) < 0)
+  cb_arg* x = cb_call_arg(&c, x_obj, "x", CB_WRITE);
+  if (x == NULL || cb_int_scalar_exact(st, args[1], "fill", "value", x->v.dtype) < 0)
     return cb_call_fail(&c);
   c.result = Py_NewRef(x_obj);
-  cb_op_args o = {OP_FILL, x->dtype, 0, value, NULL, NULL, x->data, x->n};
-  return cb_call_end(&c, cb_run(&c, &o), x, NULL);
+  cb_op_args o = {OP_FILL, x->v.dtype, 0, value, NULL, NULL, x->v.data, x->v.n};
+  return cb_call_end(&c, cb_run(&c, &o), NULL);
 }
 
 static PyObject* cb_astype(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (cb_nargs("astype", nargs, 4, 4) < 0) return NULL;
   PyObject *x_obj = args[0], *dtype_obj = args[1], *out_obj = args[2], *stream_obj = args[3];
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   int dtype = -1;
   if (dtype_obj != Py_None && (dtype = cb_dtype_from_object(st, dtype_obj, "dtype")) < 0)
     return NULL;
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
-  cb_view *x, *out;
-  if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL) return cb_call_fail(&c);
+  cb_arg *x, *out;
+  if ((x = cb_call_arg(&c, x_obj, "x", CB_READ)) == NULL) return cb_call_fail(&c);
   if (dtype < 0) {
     if (out_obj == Py_None) {
       PyErr_SetString(PyExc_TypeError, "astype: give dtype, out, or both");
       return cb_call_fail(&c);
     }
-    cb_view* probe = cb_call_arg(&c, out_obj, "out", 1);
+    cb_arg* probe = cb_call_arg(&c, out_obj, "out", CB_WRITE);
     if (probe == NULL) return cb_call_fail(&c);
-    dtype = probe->dtype;
+    dtype = probe->v.dtype;
   }
   if ((out = cb_call_out(&c, out_obj, x, dtype)) == NULL) return cb_call_fail(&c);
-  if (out->data != x->data && cb_check_overlap(x, out) < 0) return cb_call_fail(&c);
-  cb_op_args o = {OP_CONVERT, x->dtype, dtype, 0.0, x->data, NULL, out->data, x->n};
-  return cb_call_end(&c, cb_run(&c, &o), out, NULL);
+  if (out->v.data != x->v.data && cb_check_overlap(x, out) < 0) return cb_call_fail(&c);
+  cb_op_args o = {OP_CONVERT, x->v.dtype, dtype, 0.0, x->v.data, NULL, out->v.data, x->v.n};
+  return cb_call_end(&c, cb_run(&c, &o), NULL);
 }
 
 /* ---- copies ----------------------------------------------------------- */
@@ -223,7 +228,7 @@ static PyObject* cb_copy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (cb_nargs("copy", nargs, 3, 4) < 0) return NULL;
   PyObject *src_obj = args[0], *memory_obj = args[1], *stream_obj = args[2];
   PyObject* device_obj = nargs > 3 ? args[3] : Py_None;
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   int kind = cb_parse_memory(st, memory_obj);
   if (kind < 0) return NULL;
   int device = cb_parse_device(st, device_obj);
@@ -231,32 +236,33 @@ static PyObject* cb_copy(PyObject* m, cb_args args, Py_ssize_t nargs) {
   cb_call c;
   /* No stream: the default one (the copy may go to another device). */
   if (cb_call_begin(&c, st, stream_obj, 0) < 0) return cb_call_fail(&c);
-  cb_view *src, *dst;
-  if ((src = cb_call_arg(&c, src_obj, "obj", 0)) == NULL) return cb_call_fail(&c);
+  cb_arg *src, *dst;
+  if ((src = cb_call_arg(&c, src_obj, "obj", CB_READ)) == NULL) return cb_call_fail(&c);
   if (device < 0 &&
-      (src->memory == CUBRIDGE_MEMORY_DEVICE || src->memory == CUBRIDGE_MEMORY_MANAGED))
-    device = src->device;
-  if ((c.result = (PyObject*)cb_array_new(st, src->ndim, src->shape, src->dtype, kind, device,
-                                          c.stream_handle, c.stream, !c.capturing)) == NULL ||
-      (dst = cb_call_arg(&c, c.result, "out", 1)) == NULL || cb_call_copy(&c, dst, src) < 0)
+      (src->v.memory == CUBRIDGE_MEMORY_DEVICE || src->v.memory == CUBRIDGE_MEMORY_MANAGED))
+    device = src->v.device;
+  if ((c.result = (PyObject*)cb_array_new(st, src->v.ndim, src->v.shape, src->v.dtype, kind, device,
+                                          c.rt.stream)) == NULL ||
+      (dst = cb_call_arg(&c, c.result, "out", CB_WRITE)) == NULL || cb_call_copy(&c, dst, src) < 0)
     return cb_call_fail(&c);
-  return cb_call_end(&c, CUBRIDGE_OK, dst, NULL);
+  return cb_call_end(&c, CUBRIDGE_OK, NULL);
 }
 
 /* copyto(dst, src, stream): dst[...] = src, same dtype and shape. */
 static PyObject* cb_copyto(PyObject* m, cb_args args, Py_ssize_t nargs) {
   if (cb_nargs("copyto", nargs, 3, 3) < 0) return NULL;
   PyObject *dst_obj = args[0], *src_obj = args[1], *stream_obj = args[2];
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
-  cb_view *src, *dst;
-  if ((src = cb_call_arg(&c, src_obj, "src", 0)) == NULL ||
-      (dst = cb_call_arg(&c, dst_obj, "dst", 1)) == NULL || cb_same_dtype(st, src, dst) < 0 ||
-      cb_same_shape(src, dst) < 0 || cb_call_copy(&c, dst, src) < 0)
+  cb_arg *src, *dst;
+  if ((src = cb_call_arg(&c, src_obj, "src", CB_READ)) == NULL ||
+      (dst = cb_call_arg(&c, dst_obj, "dst", CB_WRITE)) == NULL ||
+      cb_same_dtype(st, src, dst) < 0 || cb_same_shape(src, dst) < 0 ||
+      cb_call_copy(&c, dst, src) < 0)
     return cb_call_fail(&c);
   c.result = Py_NewRef(dst_obj);
-  return cb_call_end(&c, CUBRIDGE_OK, dst, NULL);
+  return cb_call_end(&c, CUBRIDGE_OK, NULL);
 }
 
 /* ---- reductions ------------------------------------------------------- */
@@ -266,15 +272,15 @@ static PyObject* cb_reduce(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
   const int dot = op == OP_DOT;
   if (cb_nargs(names[op - OP_SUM], nargs, 2 + dot, 2 + dot) < 0) return NULL;
   PyObject *x_obj = args[0], *y_obj = dot ? args[1] : NULL, *stream_obj = args[1 + dot];
-  cb_state* st = cb_state_of_module(m);
+  cb_module* st = cb_module_of(m);
   cb_call c;
   if (cb_call_begin(&c, st, stream_obj, 1) < 0) return cb_call_fail(&c);
-  cb_view *x, *y = NULL;
-  if ((x = cb_call_arg(&c, x_obj, "x", 0)) == NULL) return cb_call_fail(&c);
+  cb_arg *x, *y = NULL;
+  if ((x = cb_call_arg(&c, x_obj, "x", CB_READ)) == NULL) return cb_call_fail(&c);
   if (op == OP_DOT) {
-    if ((y = cb_call_arg(&c, y_obj, "y", 0)) == NULL) return cb_call_fail(&c);
+    if ((y = cb_call_arg(&c, y_obj, "y", CB_READ)) == NULL) return cb_call_fail(&c);
     for (int i = 0; i < 2; i++) {
-      const cb_view* v = i ? y : x;
+      const cubridge_view* v = i ? &y->v : &x->v;
       if (v->ndim != 1) {
         PyErr_Format(PyExc_ValueError, "dot: %s must be 1-D, got %d-D", v->name, v->ndim);
         return cb_call_fail(&c);
@@ -282,19 +288,19 @@ static PyObject* cb_reduce(PyObject* m, int op, cb_args args, Py_ssize_t nargs) 
     }
     if (cb_same_dtype(st, x, y) < 0 || cb_same_shape(x, y) < 0) return cb_call_fail(&c);
   }
-  int rdtype = op == OP_MIN || op == OP_MAX ? x->dtype : cubridge_sum_dtype(x->dtype);
+  int rdtype = op == OP_MIN || op == OP_MAX ? x->v.dtype : cubridge_sum_dtype(x->v.dtype);
   if (rdtype < 0) {
     PyErr_SetString(PyExc_TypeError, "x: no result dtype for this dtype");
     return cb_call_fail(&c);
   }
   unsigned char result[16];
   memset(result, 0, sizeof result);
-  cb_op_args o = {op, x->dtype, 0, 0.0, x->data, y ? y->data : NULL, result, x->n};
+  cb_op_args o = {op, x->v.dtype, 0, 0.0, x->v.data, y ? y->v.data : NULL, result, x->v.n};
   cubridge_status status = cb_run(&c, &o);
   PyObject* value = NULL;
   if (status == CUBRIDGE_OK && (value = cb_scalar_to_python(st, rdtype, result)) == NULL)
     return cb_call_fail(&c);
-  return cb_call_end(&c, status, NULL, value);
+  return cb_call_end(&c, status, value);
 }
 
 CB_OP_ENTRY(cb_sum, cb_reduce, OP_SUM)
@@ -357,24 +363,26 @@ static PyObject* cb_bind(PyObject* m, cb_args args, Py_ssize_t nargs) {
 }
 
 static PyMethodDef cb_op_methods[] = {
-    {"add", CB_FASTCALL(cb_add), "add(a, b, out, stream)"},
-    {"sub", CB_FASTCALL(cb_sub), "sub(a, b, out, stream)"},
-    {"mul", CB_FASTCALL(cb_mul), "mul(a, b, out, stream)"},
-    {"div", CB_FASTCALL(cb_div), "div(a, b, zero_value, out, stream)"},
-    {"axpy", CB_FASTCALL(cb_axpy), "axpy(alpha, x, y, out, stream)"},
-    {"scale", CB_FASTCALL(cb_scale), "scale(x, alpha, out, stream)"},
-    {"fill", CB_FASTCALL(cb_fill), "fill(x, value, stream)"},
-    {"astype", CB_FASTCALL(cb_astype), "astype(x, dtype, out, stream)"},
-    {"copy", CB_FASTCALL(cb_copy), "copy(obj, memory, stream, device=None) -> Array"},
-    {"copyto", CB_FASTCALL(cb_copyto), "copyto(dst, src, stream) -> dst"},
-    {"sum", CB_FASTCALL(cb_sum), "sum(x, stream)"},
-    {"dot", CB_FASTCALL(cb_dot), "dot(x, y, stream)"},
-    {"min", CB_FASTCALL(cb_min), "min(x, stream)"},
-    {"max", CB_FASTCALL(cb_max), "max(x, stream)"},
-    {"bind", CB_FASTCALL(cb_bind), "bind(name, module_name, doc) -> the op with its signature"},
+    {"add", CB_FASTCALL(cb_add), "add($module, a, b, out, stream, /)\n--\n\n"},
+    {"sub", CB_FASTCALL(cb_sub), "sub($module, a, b, out, stream, /)\n--\n\n"},
+    {"mul", CB_FASTCALL(cb_mul), "mul($module, a, b, out, stream, /)\n--\n\n"},
+    {"div", CB_FASTCALL(cb_div), "div($module, a, b, zero_value, out, stream, /)\n--\n\n"},
+    {"axpy", CB_FASTCALL(cb_axpy), "axpy($module, alpha, x, y, out, stream, /)\n--\n\n"},
+    {"scale", CB_FASTCALL(cb_scale), "scale($module, x, alpha, out, stream, /)\n--\n\n"},
+    {"fill", CB_FASTCALL(cb_fill), "fill($module, x, value, stream, /)\n--\n\n"},
+    {"astype", CB_FASTCALL(cb_astype), "astype($module, x, dtype, out, stream, /)\n--\n\n"},
+    {"copy", CB_FASTCALL(cb_copy),
+     "copy($module, obj, memory, stream, device=None, /)\n--\n\nReturns Array."},
+    {"copyto", CB_FASTCALL(cb_copyto), "copyto($module, dst, src, stream, /)\n--\n\nReturns dst."},
+    {"sum", CB_FASTCALL(cb_sum), "sum($module, x, stream, /)\n--\n\n"},
+    {"dot", CB_FASTCALL(cb_dot), "dot($module, x, y, stream, /)\n--\n\n"},
+    {"min", CB_FASTCALL(cb_min), "min($module, x, stream, /)\n--\n\n"},
+    {"max", CB_FASTCALL(cb_max), "max($module, x, stream, /)\n--\n\n"},
+    {"bind", CB_FASTCALL(cb_bind),
+     "bind($module, name, module_name, doc, /)\n--\n\nReturns the op with its signature."},
     {NULL, NULL, 0, NULL}};
 
-int cb_ops_init(PyObject* module, cb_state* st) {
-  (void)st;
+int cb_ops_init(PyObject* module, cb_module* m) {
+  (void)m;
   return PyModule_AddFunctions(module, cb_op_methods);
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state.h"
+#include "module.h"
 
 static const char* const cb_keyword_texts[CB_KW_COUNT] = {
 #define CB_KEYWORD_TEXT(name) #name,
@@ -14,14 +14,29 @@ static const char* const cb_keyword_texts[CB_KW_COUNT] = {
 
 const char* cb_keyword_text(int id) { return cb_keyword_texts[id]; }
 
+int cb_keywords_init(PyObject* module, cb_module* m) {
+  (void)module;
+  for (int i = 0; i < CB_KW_COUNT; i++) {
+    if ((m->keywords.names[i] = PyUnicode_InternFromString(cb_keyword_texts[i])) == NULL) return -1;
+  }
+  return 0;
+}
+
+int cb_keywords_traverse(cb_module* m, visitproc visit, void* arg) {
+  CB_VISIT_ALL(m->keywords.names, CB_KW_COUNT);
+  return 0;
+}
+
+void cb_keywords_clear(cb_module* m) { CB_CLEAR_ALL(m->keywords.names, CB_KW_COUNT); }
+
 /* The index of keyword `kw` among sig's params, or -1: by pointer (keywords
  * written in a call are interned), else by value. */
-static int cb_param_index(const cb_state* st, const cb_signature* sig, PyObject* kw) {
+static int cb_param_index(const cb_keywords* st, const cb_signature* sig, PyObject* kw) {
   for (int i = 0; i < sig->count; i++) {
-    if (kw == st->keywords[sig->params[i]]) return i;
+    if (kw == st->names[sig->params[i]]) return i;
   }
   for (int i = 0; i < sig->count; i++) {
-    if (PyUnicode_Compare(kw, st->keywords[sig->params[i]]) == 0) return i;
+    if (PyUnicode_Compare(kw, st->names[sig->params[i]]) == 0) return i;
   }
   return -1;
 }
@@ -37,7 +52,7 @@ PyObject* cb_call_signature(PyObject* module, const cb_signature* sig, PyObject*
   PyObject* slots[CB_MAX_PARAMS] = {NULL};
   for (Py_ssize_t i = 0; i < nargs; i++) slots[i] = args[i];
   Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
-  const cb_state* st = nkw > 0 ? cb_state_of_module(module) : NULL;
+  const cb_keywords* st = nkw > 0 ? &cb_module_of(module)->keywords : NULL;
   for (Py_ssize_t k = 0; k < nkw; k++) {
     PyObject* kw = PyTuple_GetItem(kwnames, k); /* borrowed */
     int i = cb_param_index(st, sig, kw);

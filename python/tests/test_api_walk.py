@@ -89,6 +89,20 @@ BAD_ARRAYS: list[tuple[str, Callable[[], Any], Any, Any]] = [
         "{name}",
     ),
     (
+        "cai pointer not an int",
+        lambda: FakeCAI(ptr="0x1000"),  # type: ignore[arg-type]
+        TypeError,
+        "{name}: __cuda_array_interface__ 'data' must be",
+    ),
+    (
+        "dlpack device junk",
+        lambda: type(
+            "D", (), {"__dlpack__": lambda s, **k: None, "__dlpack_device__": lambda s: None}
+        )(),
+        TypeError,
+        "{name}.__dlpack_device__() must return",
+    ),
+    (
         "cai no data",
         lambda: type("C", (), {"__cuda_array_interface__": {"shape": (N,)}})(),
         (TypeError, ValueError),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from typing import Any, Optional
 
 import numpy as np
 import pytest
@@ -149,19 +150,39 @@ def test_dlpack_keeps_memory_alive(memory: str) -> None:
     assert v.sum() == 3000.0
 
 
+class _OnTheCpu:
+    """What NumPy 2's from_dlpack(x, device="cpu", copy=...) asks of x, for NumPy 1.26,
+    whose from_dlpack takes no keywords."""
+
+    def __init__(self, a: Any, copy: Optional[bool]) -> None:
+        self.a, self.copy = a, copy
+
+    def __dlpack__(self, stream: Any = None) -> Any:
+        return self.a.__dlpack__(stream=stream, dl_device=(1, 0), copy=self.copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+
+def from_dlpack_on_cpu(a: Any, copy: Optional[bool] = None) -> np.ndarray:
+    if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+        return np.from_dlpack(a, device="cpu", copy=copy)
+    return np.from_dlpack(_OnTheCpu(a, copy))
+
+
 @pytest.mark.parametrize("memory", MEMORY)
 def test_dlpack_copy_and_cpu_device(memory: str) -> None:
     a = cubridge.full(4, 2.0, memory=memory)
-    c = np.from_dlpack(a, copy=True, device="cpu")
+    c = from_dlpack_on_cpu(a, copy=True)
     assert c.ctypes.data != a.ptr
     np.testing.assert_array_equal(c, [2, 2, 2, 2])
     if host_accessible(a):
-        v = np.from_dlpack(a, device="cpu")
+        v = from_dlpack_on_cpu(a)
         assert v.ctypes.data == a.ptr
     else:
         with pytest.raises(BufferError):
-            np.from_dlpack(a, device="cpu", copy=False)
-        v = np.from_dlpack(a, device="cpu")  # copy=None: a copy, as it is needed
+            from_dlpack_on_cpu(a, copy=False)
+        v = from_dlpack_on_cpu(a)  # copy=None: a copy, as it is needed
         np.testing.assert_array_equal(v, [2, 2, 2, 2])
 
 

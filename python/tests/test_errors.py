@@ -202,6 +202,41 @@ def test_odd_arguments_get_errors_that_name_them(child: Any) -> None:
     assert "TypeError: x must be an array" in r.stdout
 
 
+def test_malformed_producers_get_errors_that_name_the_argument() -> None:
+    # Issue 41: these gave the bare "an integer is required" and "'NoneType' object
+    # cannot be interpreted as an integer".
+    class TextPointer:
+        __cuda_array_interface__ = {
+            "shape": (2,),
+            "typestr": "<f4",
+            "data": ("0x1000", False),
+            "version": 3,
+        }
+
+    with pytest.raises(
+        TypeError, match=r"^y: __cuda_array_interface__ 'data' must be \(pointer: int"
+    ):
+        cubridge.dot(np.ones(2, np.float32), TextPointer())
+
+    class JunkDevice:
+        def __init__(self, device: Any) -> None:
+            self.device = device
+
+        def __dlpack__(self, **kwargs: Any) -> Any:
+            raise AssertionError("__dlpack__ is not asked after a junk device")
+
+        def __dlpack_device__(self) -> Any:
+            return self.device
+
+    for junk in [(None, 0), (1,), "cpu", (1, 2**40), (1.5, 0)]:
+        with pytest.raises(
+            TypeError,
+            match=r"^x\.__dlpack_device__\(\) must return \(device_type, device_id\), two "
+            r"ints; it returned",
+        ):
+            cubridge.sum(JunkDevice(junk))
+
+
 def test_a_proxy_serving_the_cuda_array_interface_is_seen() -> None:
     # A proxy's __getattr__ may serve __cuda_array_interface__; the CPU backend then
     # names it device memory instead of calling it no array at all.

@@ -24,7 +24,8 @@ step go_bench "${limit}" env -C go/cubridge CUBRIDGE_BACKEND=cuda "${art}/cubrid
 step py_cuda "${limit}" env CUBRIDGE_BACKEND=cuda PYTHONPATH="${pkg}" python3 -m pytest -p no:cacheprovider -q -rs python/tests
 step py_cpu "${limit}" env CUBRIDGE_BACKEND=cpu PYTHONPATH="${pkg}" python3 -m pytest -p no:cacheprovider -q -rs python/tests
 step py_smoke "${limit}" env PYTHONPATH="${pkg}" python3 python/tests/gpu_smoke.py
-wheel_name="$(basename "$(ls "${art}"/cubridge_cu*-*.whl | head -n1)")"
+wheels=("${art}"/cubridge_cu*-*.whl)
+wheel_name="$(basename "${wheels[0]}")"
 step cuda_version "${limit}" env CUBRIDGE_BACKEND=cuda PYTHONPATH="${pkg}" WHEEL="${wheel_name}" python3 -c '
 import os, cubridge
 major = int(os.environ["WHEEL"].split("-")[0].rsplit("_cu", 1)[1])

@@ -1,10 +1,12 @@
+# shellcheck shell=bash
 # Sourced by run_all.sh and reliability.sh (GPU host): common setup and the step runner.
 # gpu_setup ARTIFACTS_DIR OUT_DIR sets art, out and pkg (the wheel installed there, on
 # PYTHONPATH for the steps that pass it) and the shared test vectors.
 gpu_setup() {
   art="$(cd "$1" && pwd)"
   out="$(mkdir -p "$2" && cd "$2" && pwd)"
-  export CUBRIDGE_VECTORS_DIR="$(pwd)/tests/vectors"
+  CUBRIDGE_VECTORS_DIR="$(pwd)/tests/vectors"
+  export CUBRIDGE_VECTORS_DIR
   pkg="$(mktemp -d)"
   python3 -m pip install --no-deps --no-index --target "${pkg}" "${art}"/cubridge_cu*-*.whl >"${out}/pip.log" 2>&1
   pass=0

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # GPUs as a Bazel resource, for tools/bazel (sourced).
 # Tests tagged resources:gpu:1 (//tools/gpuwrap:defs.bzl) run at most one per
 # GPU: build, test, run and coverage get --local_resources=gpu=<count> after the

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by tools/rexec/up and down: the state directory (--state DIR, else
 # $CUBRIDGE_REXEC_DIR, else ~/.cache/cubridge/rexec) and the engine and worker
 # binaries, built there from this checkout (static: CGO_ENABLED=0).
@@ -16,6 +17,8 @@ done
   exit 2
 }
 bin="${state}/bin"
+# here: the directory of the sourcing script (up, down).
+# shellcheck disable=SC2154
 repo="$(cd "${here}/../.." && pwd)"
 command -v go >/dev/null || {
   echo "[tools/rexec] error: go is needed to build the engine's tools (tools/rexec/{engine,worker})" >&2

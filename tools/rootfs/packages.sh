@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Package-version resolution for tools/bazel's root filesystem (sourced).
 #
 # The build environment is pinned (name=version) so that drift is loud, but a

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A Bazel registry on disk for the offline build (sourced by tools/bazel).
 #
 # MODULE.bazel asks for rules_go, gazelle, rules_cuda and rules_python at their
@@ -31,6 +32,7 @@ sri_sha256() {
   local hex
   hex="$(sha256sum "$1" | cut -d' ' -f1)"
   # hex -> bytes with printf's \xHH escapes (no xxd on a bare machine)
+  # shellcheck disable=SC2001 # sed: one \x per byte pair, which ${//} cannot say
   echo "sha256-$(printf '%b' "$(sed 's/../\\x&/g' <<<"${hex}")" | base64 -w0)"
 }
 

@@ -51,7 +51,7 @@ extern "C" {
 #endif
 
 #define CUBRIDGE_VERSION_MAJOR 0
-#define CUBRIDGE_VERSION_MINOR 1
+#define CUBRIDGE_VERSION_MINOR 2
 #define CUBRIDGE_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH, as returned by cubridge_version(). */
 #define CUBRIDGE_VERSION \
@@ -221,21 +221,41 @@ typedef struct cubridge_memory_stats {
   uint64_t peak_in_use_bytes;
   uint64_t alloc_count; /* allocations since start */
   uint64_t free_count;
-  uint64_t cached_bytes; /* freed blocks kept for their stream's next allocation
-                            (part of reserved_bytes; added in 0.1: callers that
-                            set the older struct_size get every other field) */
+  uint64_t cached_bytes;  /* freed blocks kept for their next allocation: the
+                             block cache's and the runtime's array cache's (part
+                             of reserved_bytes; added in 0.1: callers that set
+                             the older struct_size get every other field) */
+  uint64_t scratch_bytes; /* the library's own device memory: the host-array
+                             path's staging buffers and the reductions' scratch
+                             (part of reserved_bytes; cubridge_empty_cache
+                             returns the staging not in use; added in 0.2) */
 } cubridge_memory_stats;
 /* Stats of the library's DEVICE pool on `device` (-1: current): the counts
  * cover cubridge_malloc_async DEVICE allocations (bytes as requested);
  * reserved_bytes is what the pool holds from the driver, the library's own
- * scratch and staging included; cached_bytes what its block cache keeps.
+ * scratch and staging included; cached_bytes what its caches keep for the
+ * next allocations (not in use: in_use_bytes leaves them out);
+ * scratch_bytes the staging and scratch.
  * PINNED and MANAGED memory are not counted. CPU backend: every kind counted
  * on device 0, reserved == in use + cached host blocks. */
 CUBRIDGE_API cubridge_status cubridge_memory_stats_get(int device, cubridge_memory_stats* stats);
 /* Return cached, unused pool memory of `device` (-1: every device) to the
- * driver: waits for the device's work, then trims its pool; also frees the
- * cached pinned blocks. No-op on the CPU backend. */
+ * driver: the block cache, the runtime's array cache (runtime.h), the idle
+ * staging buffers of the host-array path; waits for the device's work, then
+ * trims its pool; also frees the cached pinned blocks. On the CPU backend:
+ * the cached host blocks. */
 CUBRIDGE_API cubridge_status cubridge_empty_cache(int device);
+
+/* Releases every cache the library keeps, on every device (added in 0.2): what
+ * cubridge_empty_cache releases, and also the staging sets and streams of the
+ * host-array path, the reductions' scratch and result slots, and spare
+ * events; it waits for each device's work first. Afterwards no memory the
+ * library allocated for itself is left (a leak checker at exit sees only what
+ * the caller still holds), and the library stays usable: the caches grow
+ * again on use. Call it when no other thread is using the library (the end
+ * of a program or a test suite); the Python module calls it when it is
+ * freed. */
+CUBRIDGE_API cubridge_status cubridge_shutdown(void);
 
 /* Migrate managed memory towards `device` (-1: the host). No-op on CPU. */
 CUBRIDGE_API cubridge_status cubridge_prefetch(const void* ptr, size_t bytes, int device,
