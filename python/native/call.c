@@ -42,6 +42,10 @@ int cb_call_begin(cb_call* c, cb_module* m, PyObject* stream_obj, int may_follow
 }
 
 cb_arg* cb_call_arg(cb_call* c, PyObject* obj, const char* name, int access) {
+  if (c->count >= CB_MAX_CALL_ARGS) {
+    PyErr_Format(PyExc_TypeError, "a call takes at most %d array arguments", CB_MAX_CALL_ARGS);
+    return NULL;
+  }
   cb_arg* a = &c->args[c->count];
   /* The stream the producer is to order its work for: the call's (the CPU
    * backend's wrappers hold none, but its producers are told the one given). */

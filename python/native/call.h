@@ -6,7 +6,8 @@
 
 #include "arg.h"
 
-#define CB_MAX_CALL_ARGS 4
+/* The runtime's limit: a declared kernel may take that many arrays. */
+#define CB_MAX_CALL_ARGS CUBRIDGE_CALL_MAX_ARGS
 
 typedef struct cb_call {
   cb_module* m;

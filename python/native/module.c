@@ -11,6 +11,7 @@
 #include "array_type.h"
 #include "comm.h"
 #include "info.h"
+#include "kernels.h"
 #include "ops.h"
 
 typedef struct cb_unit {
@@ -33,6 +34,7 @@ static const cb_unit cb_units[] = {
     {cb_graph_init, cb_graph_traverse, cb_graph_clear},
     {cb_info_init, NULL, NULL},
     {cb_ops_init, NULL, NULL},
+    {cb_kernels_init, NULL, NULL},
     {cb_comm_init, NULL, NULL},
 };
 #define CB_NUM_UNITS (sizeof cb_units / sizeof cb_units[0])

@@ -71,17 +71,24 @@ PyObject* cb_numpy_new(cb_module* m, int ndim, const Py_ssize_t* shape, int dtyp
   return result;
 }
 
-PyObject* cb_new_result(cb_module* m, const cb_arg* proto, int dtype, cubridge_stream stream) {
-  const cubridge_view* v = &proto->v;
-  int kind;
-  if (proto->array != NULL) {
+PyObject* cb_new_result_shaped(cb_module* m, const cb_arg* proto, int ndim, const int64_t* shape,
+                               int dtype, cubridge_stream stream) {
+  int kind = CUBRIDGE_MEMORY_DEVICE, device = -1;
+  if (proto != NULL && proto->array != NULL) {
     kind = ((const cb_array*)proto->array)->kind;
-  } else if (v->memory == CUBRIDGE_MEMORY_DEVICE || v->memory == CUBRIDGE_MEMORY_MANAGED) {
-    kind = v->memory;
-  } else {
-    Py_ssize_t shape[CB_MAX_NDIM];
-    for (int i = 0; i < v->ndim; i++) shape[i] = (Py_ssize_t)v->shape[i];
-    return cb_numpy_new(m, v->ndim, shape, dtype);
+    device = proto->v.device;
+  } else if (proto != NULL && (proto->v.memory == CUBRIDGE_MEMORY_DEVICE ||
+                               proto->v.memory == CUBRIDGE_MEMORY_MANAGED)) {
+    kind = proto->v.memory;
+    device = proto->v.device;
+  } else if (proto != NULL) {
+    Py_ssize_t dims[CB_MAX_NDIM];
+    for (int i = 0; i < ndim; i++) dims[i] = (Py_ssize_t)shape[i];
+    return cb_numpy_new(m, ndim, dims, dtype);
   }
-  return (PyObject*)cb_array_new(m, v->ndim, v->shape, dtype, kind, v->device, stream);
+  return (PyObject*)cb_array_new(m, ndim, shape, dtype, kind, device, stream);
+}
+
+PyObject* cb_new_result(cb_module* m, const cb_arg* proto, int dtype, cubridge_stream stream) {
+  return cb_new_result_shaped(m, proto, proto->v.ndim, proto->v.shape, dtype, stream);
 }

@@ -26,4 +26,9 @@ PyObject* cb_numpy_new(cb_module* m, int ndim, const Py_ssize_t* shape, int dtyp
  * memory. */
 PyObject* cb_new_result(cb_module* m, const cb_arg* proto, int dtype, cubridge_stream stream);
 
+/* The same with its own shape (ndim entries) and `dtype`; without a
+ * prototype (NULL) a device cubridge.Array. */
+PyObject* cb_new_result_shaped(cb_module* m, const cb_arg* proto, int ndim, const int64_t* shape,
+                               int dtype, cubridge_stream stream);
+
 #endif /* CUBRIDGE_CEXT_RESULTS_H_ */
