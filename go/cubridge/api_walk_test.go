@@ -306,7 +306,7 @@ func apiTable(f *walkFixture) map[string][]badCall {
 		},
 		"_nilStream": {{"nil stream is the default stream", nil, func() error { return e(nilStream.Synchronize()) }}},
 	}
-	for _, rows := range []map[string][]badCall{commAPIRows(f), deviceAPIRows(f)} { // comm_test.go, devices_test.go
+	for _, rows := range []map[string][]badCall{commAPIRows(f), deviceAPIRows(f), kernelAPIRows(f)} { // comm_test.go, devices_test.go, kernel_test.go
 		for name, calls := range rows {
 			table[name] = calls
 		}

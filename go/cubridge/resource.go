@@ -51,9 +51,13 @@ type arg struct {
 	kind string    // "buffer", "stream", "event"
 }
 
+// maxHeld is the most resources one call locks: a declared kernel's eight
+// Buffers and its stream (Kernel.Call).
+const maxHeld = 9
+
 // held is the set of resources read-locked for one call.
 type held struct {
-	rs [4]*resource
+	rs [maxHeld]*resource
 	n  int
 }
 
@@ -73,8 +77,8 @@ func acquire(op string, args ...arg) (held, error) {
 			return held{}, invalid(op, "%s is a nil %s", a.name, a.kind)
 		}
 	}
-	// Collect distinct resources, sorted by id (insertion sort: n <= 4).
-	var rs [4]*resource
+	// Collect distinct resources, sorted by id (insertion sort: n <= maxHeld).
+	var rs [maxHeld]*resource
 	n := 0
 	for _, a := range args {
 		dup := false

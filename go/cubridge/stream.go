@@ -217,8 +217,8 @@ func create[H, R any](op string, wrap func(H) *R, construct func(h *H) C.cubridg
 // caller must release the locks when the call has returned. While s records
 // a Graph, args are noted for the Graph to keep.
 func begin(op string, s *Stream, args ...arg) (held, C.cubridge_stream, error) {
-	var all [4]arg // no call takes more than three objects and a stream
-	n := copy(all[:3], args)
+	var all [maxHeld]arg // a kernel's Buffers and a stream at most
+	n := copy(all[:maxHeld-1], args)
 	if s != nil {
 		all[n] = s.arg()
 		n++
