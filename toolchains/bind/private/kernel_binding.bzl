@@ -36,7 +36,7 @@ def kernel_binding(
       NAME_py: py_library (PyInfo) with the extension `py_module` (NAME_ext,
         abi3) and its .pyi stub, over cubridge's Python package, whose C API
         the extension calls: it links no cubridge code itself.
-      NAME_test: cc_test of the generated contract checks (dtypes, shapes,
+      NAME_contract_test: cc_test of the generated contract checks (dtypes, shapes,
         missing arrays, empty calls), linked with cubridge's library.
       NAME_doc: the generated Markdown reference of the kernels.
 
@@ -117,7 +117,7 @@ def kernel_binding(
         **common
     )
     native.cc_test(
-        name = name + "_test",
+        name = name + "_contract_test",
         srcs = [":" + name + "_cctest_files"],
         linkstatic = True,
         deps = [
