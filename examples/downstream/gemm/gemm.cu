@@ -1,204 +1,148 @@
-// The gemm example's C ABI over cuBLAS, cuRAND and an rdc kernel.
+// The gemm example's kernels behind cubridge's bindings (matmul.bind,
+// uniform.bind, affine.bind): a cuBLAS GEMM, a cuRAND fill and an rdc kernel,
+// each on the launch's device and stream, with a host path where one makes sense.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <curand.h>
 
-#include <mutex>
+#include "affine.bind.h"
+#include "matmul.bind.h"
+#include "uniform.bind.h"
 
-#include "gemm.h"
-
-extern __device__ float gemm_affine_op(float x, float scale, float shift);
+extern __host__ __device__ float gemm_affine_op(float x, float scale, float shift);
 
 namespace {
 
-int Ready() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    return GEMM_NO_DEVICE;
+// One cuBLAS handle per thread and device (a handle belongs to the device
+// current when it was made; setting its stream is not safe across threads).
+cublasHandle_t Handle(int device, cublasStatus_t* status) {
+  constexpr int kDevices = 64;
+  thread_local cublasHandle_t handles[kDevices] = {};
+  *status = CUBLAS_STATUS_SUCCESS;
+  if (device >= kDevices) {
+    *status = CUBLAS_STATUS_NOT_SUPPORTED;
+    return nullptr;
   }
-  return GEMM_OK;
+  if (handles[device] == nullptr) *status = cublasCreate(&handles[device]);
+  return handles[device];
 }
 
-// Start checks a call on a buffer of n floats: GEMM_BAD_ARGUMENT for a null one, else
-// Ready(). The caller returns that status unless it is GEMM_OK and there is work (n > 0).
-int Start(const float* buf, size_t n) {
-  if (n > 0 && !buf) {
-    return GEMM_BAD_ARGUMENT;
+template <class T>
+float ToFloat(T v) {
+  return static_cast<float>(v);
+}
+template <>
+float ToFloat<__half>(__half v) {
+  return __half2float(v);
+}
+template <class T>
+T FromFloat(float v) {
+  return static_cast<T>(v);
+}
+template <>
+__half FromFloat<__half>(float v) {
+  return __float2half(v);
+}
+
+// The host path: the CPU backend's (and a reference), f32 accumulation as cuBLAS's.
+template <class T>
+void MatmulHost(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int64_t p = 0; p < k; ++p) sum += ToFloat(a[i * k + p]) * ToFloat(b[p * n + j]);
+      c[i * n + j] = FromFloat<T>(sum);
+    }
   }
-  return Ready();
 }
 
-// One cuBLAS handle per process, made on first use.
-cublasHandle_t Handle(int* status) {
-  static std::once_flag once;
-  static cublasHandle_t handle = nullptr;
-  static cublasStatus_t made = CUBLAS_STATUS_NOT_INITIALIZED;
-  std::call_once(once, [] { made = cublasCreate(&handle); });
-  *status = made == CUBLAS_STATUS_SUCCESS ? GEMM_OK : GEMM_CUBLAS_ERROR;
-  return handle;
+__global__ void AffineKernel(float* x, int64_t n, float scale, float shift) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = gemm_affine_op(x[i], scale, shift);
 }
-
-__global__ void AffineKernel(float* x, size_t n, float scale, float shift) {
-  size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) {
-    x[i] = gemm_affine_op(x[i], scale, shift);
-  }
-}
-
-// Device buffers freed on every path.
-struct DeviceBuffer {
-  void* ptr = nullptr;
-  ~DeviceBuffer() { cudaFree(ptr); }
-  bool Alloc(size_t bytes) { return cudaMalloc(&ptr, bytes == 0 ? 1 : bytes) == cudaSuccess; }
-};
 
 }  // namespace
 
-extern "C" {
-
-int gemm_device_count(void) {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
-}
-
-const char* gemm_status_string(int status) {
-  switch (status) {
-    case GEMM_OK:
-      return "ok";
-    case GEMM_NO_DEVICE:
-      return "no CUDA device";
-    case GEMM_BAD_ARGUMENT:
-      return "bad argument";
-    case GEMM_CUDA_ERROR:
-      return "CUDA runtime error";
-    case GEMM_CUBLAS_ERROR:
-      return "cuBLAS error";
-    case GEMM_CURAND_ERROR:
-      return "cuRAND error";
-    default:
-      return "unknown status";
+extern "C" cubridge_status gemm_matmul(const cubridge_launch* l, const cubridge_view* a,
+                                       const cubridge_view* b, const cubridge_view* c, int64_t m,
+                                       int64_t k, int64_t n) {
+  const bool f32 = a->dtype == CUBRIDGE_FLOAT32;
+  if (l->device < 0) {
+    if (f32) {
+      MatmulHost(static_cast<const float*>(a->data), static_cast<const float*>(b->data),
+                 static_cast<float*>(c->data), m, k, n);
+    } else {
+      MatmulHost(static_cast<const __half*>(a->data), static_cast<const __half*>(b->data),
+                 static_cast<__half*>(c->data), m, k, n);
+    }
+    return CUBRIDGE_OK;
   }
-}
-
-int gemm_matmul_device(int dtype, int64_t m, int64_t n, int64_t k, const void* a, const void* b,
-                       void* c) {
-  if (m < 0 || n < 0 || k < 0 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX ||
-      (dtype != GEMM_F32 && dtype != GEMM_F16)) {
-    return GEMM_BAD_ARGUMENT;
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) {
+    return cubridge_launch_fail(
+        l, CUBRIDGE_ERR_INVALID_ARGUMENT, "m, k and n must fit cuBLAS's int (%lld, %lld, %lld)",
+        static_cast<long long>(m), static_cast<long long>(k), static_cast<long long>(n));
   }
-  if (m == 0 || n == 0) {
-    return GEMM_OK;
+  if (k == 0) {  // c = 0: nothing for cuBLAS to multiply
+    return cubridge_launch_cuda(
+        l,
+        cudaMemsetAsync(c->data, 0, static_cast<size_t>(m * n) * (f32 ? 4 : 2),
+                        reinterpret_cast<cudaStream_t>(l->stream)),
+        "cudaMemsetAsync");
   }
-  if (!a || !b || !c) {
-    return GEMM_BAD_ARGUMENT;
-  }
-  int status = Ready();
-  if (status != GEMM_OK) {
-    return status;
-  }
-  cublasHandle_t handle = Handle(&status);
-  if (status != GEMM_OK) {
-    return status;
-  }
+  cublasStatus_t s;
+  cublasHandle_t handle = Handle(l->device, &s);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasSetStream(handle, reinterpret_cast<cudaStream_t>(l->stream));
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
   const float one = 1.0f, zero = 0.0f;
-  cudaDataType_t type = dtype == GEMM_F32 ? CUDA_R_32F : CUDA_R_16F;
-  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;  // f16 too: f32 accumulation
-  cublasStatus_t s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
-                                  static_cast<int>(m), static_cast<int>(k), &one, b, type,
-                                  static_cast<int>(n), a, type, static_cast<int>(k), &zero, c, type,
-                                  static_cast<int>(n), compute, CUBLAS_GEMM_DEFAULT);
-  return s == CUBLAS_STATUS_SUCCESS ? GEMM_OK : GEMM_CUBLAS_ERROR;
+  const cudaDataType_t type = f32 ? CUDA_R_32F : CUDA_R_16F;
+  if (s == CUBLAS_STATUS_SUCCESS) {
+    s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                     static_cast<int>(k), &one, b->data, type, static_cast<int>(n), a->data, type,
+                     static_cast<int>(k), &zero, c->data, type, static_cast<int>(n),
+                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  }
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    return cubridge_launch_fail(l, CUBRIDGE_ERR_CUDA, "cuBLAS failed: %s",
+                                cublasGetStatusString(s));
+  }
+  return CUBRIDGE_OK;
 }
 
-int gemm_matmul_host_f32(int64_t m, int64_t n, int64_t k, const float* a, const float* b,
-                         float* c) {
-  if (m < 0 || n < 0 || k < 0 || (m * k > 0 && !a) || (k * n > 0 && !b) || (m * n > 0 && !c)) {
-    return GEMM_BAD_ARGUMENT;
-  }
-  int status = Ready();
-  if (status != GEMM_OK) {
-    return status;
-  }
-  size_t sa = sizeof(float) * m * k, sb = sizeof(float) * k * n, sc = sizeof(float) * m * n;
-  DeviceBuffer da, db, dc;
-  if (!da.Alloc(sa) || !db.Alloc(sb) || !dc.Alloc(sc) ||
-      cudaMemcpy(da.ptr, a, sa, cudaMemcpyHostToDevice) ||
-      cudaMemcpy(db.ptr, b, sb, cudaMemcpyHostToDevice)) {
-    return GEMM_CUDA_ERROR;
-  }
-  if (k == 0 && sc > 0 && cudaMemset(dc.ptr, 0, sc) != cudaSuccess) {
-    return GEMM_CUDA_ERROR;
-  }
-  status = k == 0 ? GEMM_OK : gemm_matmul_device(GEMM_F32, m, n, k, da.ptr, db.ptr, dc.ptr);
-  if (status != GEMM_OK) {
-    return status;
-  }
-  return cudaMemcpy(c, dc.ptr, sc, cudaMemcpyDeviceToHost) == cudaSuccess ? GEMM_OK
-                                                                          : GEMM_CUDA_ERROR;
-}
-
-int gemm_uniform_device(float* out, size_t n, uint64_t seed) {
-  int status = Start(out, n);
-  if (status != GEMM_OK || n == 0) {
-    return status;
+extern "C" cubridge_status gemm_uniform(const cubridge_launch* l, int64_t n, int64_t seed,
+                                        const cubridge_view* u) {
+  if (l->device < 0) {
+    return cubridge_launch_fail(l, CUBRIDGE_ERR_NO_DEVICE, "cuRAND's generator needs a GPU");
   }
   curandGenerator_t gen;
   if (curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10) != CURAND_STATUS_SUCCESS) {
-    return GEMM_CURAND_ERROR;
+    return cubridge_launch_fail(l, CUBRIDGE_ERR_CUDA, "curandCreateGenerator failed");
   }
-  bool ok = curandSetPseudoRandomGeneratorSeed(gen, seed) == CURAND_STATUS_SUCCESS &&
-            curandGenerateUniform(gen, out, n) == CURAND_STATUS_SUCCESS;
+  curandStatus_t s = curandSetStream(gen, reinterpret_cast<cudaStream_t>(l->stream));
+  if (s == CURAND_STATUS_SUCCESS)
+    s = curandSetPseudoRandomGeneratorSeed(gen, static_cast<unsigned long long>(seed));
+  if (s == CURAND_STATUS_SUCCESS)
+    s = curandGenerateUniform(gen, static_cast<float*>(u->data), static_cast<size_t>(n));
   curandDestroyGenerator(gen);
-  return ok ? GEMM_OK : GEMM_CURAND_ERROR;
+  if (s != CURAND_STATUS_SUCCESS) {
+    return cubridge_launch_fail(l, CUBRIDGE_ERR_CUDA, "cuRAND failed with status %d",
+                                static_cast<int>(s));
+  }
+  return CUBRIDGE_OK;
 }
 
-int gemm_uniform_host(float* out, size_t n, uint64_t seed) {
-  int status = Start(out, n);
-  if (status != GEMM_OK || n == 0) {
-    return status;
+extern "C" cubridge_status gemm_affine(const cubridge_launch* l, const cubridge_view* x,
+                                       double scale, double shift, int64_t n) {
+  float* xs = static_cast<float*>(x->data);
+  const float sc = static_cast<float>(scale), sh = static_cast<float>(shift);
+  if (l->device < 0) {
+    for (int64_t i = 0; i < n; ++i) xs[i] = gemm_affine_op(xs[i], sc, sh);
+    return CUBRIDGE_OK;
   }
-  DeviceBuffer d;
-  if (!d.Alloc(sizeof(float) * n)) {
-    return GEMM_CUDA_ERROR;
-  }
-  status = gemm_uniform_device(static_cast<float*>(d.ptr), n, seed);
-  if (status != GEMM_OK) {
-    return status;
-  }
-  return cudaMemcpy(out, d.ptr, sizeof(float) * n, cudaMemcpyDeviceToHost) == cudaSuccess
-             ? GEMM_OK
-             : GEMM_CUDA_ERROR;
-}
-
-int gemm_affine_host(float* x, size_t n, float scale, float shift) {
-  int status = Start(x, n);
-  if (status != GEMM_OK || n == 0) {
-    return status;
-  }
-  DeviceBuffer d;
-  if (!d.Alloc(sizeof(float) * n) ||
-      cudaMemcpy(d.ptr, x, sizeof(float) * n, cudaMemcpyHostToDevice)) {
-    return GEMM_CUDA_ERROR;
-  }
-  unsigned blocks = static_cast<unsigned>((n + 255) / 256);
+  const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
   // clang-format off
-  AffineKernel<<<blocks, 256>>>(static_cast<float*>(d.ptr), n, scale, shift);
+  AffineKernel<<<blocks, 256, 0, reinterpret_cast<cudaStream_t>(l->stream)>>>(xs, n, sc, sh);
   // clang-format on
-  if (cudaGetLastError() != cudaSuccess ||
-      cudaMemcpy(x, d.ptr, sizeof(float) * n, cudaMemcpyDeviceToHost) != cudaSuccess) {
-    return GEMM_CUDA_ERROR;
-  }
-  return GEMM_OK;
+  return cubridge_launch_cuda(l, cudaGetLastError(), "AffineKernel");
 }
-
-int gemm_synchronize(void) {
-  int status = Ready();
-  if (status != GEMM_OK) {
-    return status;
-  }
-  return cudaDeviceSynchronize() == cudaSuccess ? GEMM_OK : GEMM_CUDA_ERROR;
-}
-
-}  // extern "C"

@@ -1,50 +1,96 @@
-package saxpy
+package saxpy_test
 
 import (
 	"testing"
 
-	"github.com/cubridge/cubridge/go/cubridge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"example.com/downstream/saxpy"
+	"example.com/downstream/testdata"
+	"github.com/cubridge/cubridge/go/cubridge"
 )
 
-func TestSaxpy(t *testing.T) {
-	x := []float32{1, 2, 3, 4}
-	y := []float32{10, 20, 30, 40}
-	require.NoError(t, Saxpy(2, x, y))
-	assert.Equal(t, []float32{12, 24, 36, 48}, y)
-}
+// vectorsPath is the shared test vectors' file, from the test's directory.
+const vectorsPath = "../testdata/saxpy.txt"
 
-func TestSaxpyLarge(t *testing.T) {
-	const n = 1 << 20
-	x := make([]float32, n)
-	y := make([]float32, n)
-	for i := range x {
-		x[i] = float32(i % 1000)
-		y[i] = 1
+func convert[T float32 | float64](v []float64) []T {
+	out := make([]T, len(v))
+	for i, x := range v {
+		out[i] = T(x)
 	}
-	require.NoError(t, Saxpy(0.5, x, y))
-	for _, i := range []int{0, 1, 999, 1000, n - 1} {
-		assert.Equal(t, 0.5*float32(i%1000)+1, y[i], "y[%d]", i)
+	return out
+}
+
+func runCase[T float32 | float64](t *testing.T, c testdata.Case) {
+	x, y := convert[T](c.Values["x"]), convert[T](c.Values["y"])
+	require.NoError(t, saxpy.Saxpy(x, y, c.Scalar("a")))
+	assert.Equal(t, convert[T](c.Values["want"]), y, c.Name)
+
+	// The same case on Buffers (device memory on the GPU, host memory on the CPU backend).
+	xb, err := cubridge.NewDevice[T](len(x))
+	require.NoError(t, err)
+	defer xb.Free()
+	yb, err := cubridge.NewDevice[T](len(x))
+	require.NoError(t, err)
+	defer yb.Free()
+	require.NoError(t, xb.CopyFrom(x))
+	require.NoError(t, yb.CopyFrom(convert[T](c.Values["y"])))
+	require.NoError(t, saxpy.SaxpyBuffer(xb, yb, c.Scalar("a"), nil))
+	got := make([]T, len(x))
+	require.NoError(t, yb.CopyTo(got))
+	assert.Equal(t, convert[T](c.Values["want"]), got, c.Name+" (Buffers)")
+}
+
+func TestVectors(t *testing.T) {
+	cases, err := testdata.Load(vectorsPath)
+	require.NoError(t, err)
+	require.NotEmpty(t, cases)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.DType == "float32" {
+				runCase[float32](t, c)
+			} else {
+				runCase[float64](t, c)
+			}
+		})
 	}
 }
 
-func TestSaxpyErrors(t *testing.T) {
-	assert.ErrorIs(t, Saxpy(1, []float32{1}, []float32{1, 2}), ErrLength)
-	assert.NoError(t, Saxpy(1, nil, nil))
+// A write on a side stream is seen by a call on the default stream: the
+// runtime orders the kernel after the Buffer's last write, wherever it ran.
+func TestProducerOnASideStream(t *testing.T) {
+	const n = 1 << 22
+	side, err := cubridge.NewStream()
+	require.NoError(t, err)
+	defer side.Close()
+	x, err := cubridge.NewDevice[float32](n, cubridge.OnStream(side))
+	require.NoError(t, err)
+	defer x.Free()
+	y, err := cubridge.NewDevice[float32](n, cubridge.OnStream(side))
+	require.NoError(t, err)
+	defer y.Free()
+	require.NoError(t, cubridge.FillBuffer(y, 1, side))
+	for i := 0; i < 20; i++ { // a queue of work on the side stream before the last write
+		require.NoError(t, cubridge.FillBuffer(x, float32(i), side))
+	}
+	require.NoError(t, cubridge.FillBuffer(x, 2, side))
+	require.NoError(t, saxpy.SaxpyBuffer(x, y, 3, nil))
+	got := make([]float32, n)
+	require.NoError(t, y.CopyTo(got))
+	assert.Equal(t, float32(7), got[0])
+	assert.Equal(t, float32(7), got[n-1])
 }
 
-func TestBackend(t *testing.T) {
-	assert.Contains(t, []string{"cuda", "cpu"}, Backend())
-}
+func TestErrorsNameTheArgument(t *testing.T) {
+	err := saxpy.Saxpy([]float32{1, 2, 3}, []float32{1, 2}, 1)
+	require.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), "saxpy: INVALID_ARGUMENT: argument 'y' has shape (2,), but n = 3 from 'x'")
 
-// The kernel gives what cubridge's own axpy gives (cubridge's Go package,
-// through its rules_go target @cubridge//go/cubridge).
-func TestSaxpyMatchesCubridge(t *testing.T) {
-	x := []float32{0.5, -1, 2, 1e3}
-	mine := []float32{1, 2, 3, 4}
-	theirs := append([]float32(nil), mine...)
-	require.NoError(t, Saxpy(3, x, mine))
-	require.NoError(t, cubridge.Axpy(float32(3), x, theirs))
-	assert.Equal(t, theirs, mine)
+	x, err := cubridge.NewDevice[float32](4)
+	require.NoError(t, err)
+	require.NoError(t, x.Free())
+	err = saxpy.SaxpyBuffer(x, x, 1, nil)
+	require.ErrorIs(t, err, cubridge.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), "x: buffer is already freed")
 }

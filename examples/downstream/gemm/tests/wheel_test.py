@@ -1,12 +1,13 @@
-"""The mygemm wheel requires the NVIDIA wheels it was built with and carries none of their files."""
+"""The mygemm wheel requires the NVIDIA wheels it was built with and cubridge's wheel,
+and carries none of their files."""
 
 import os
 import zipfile
 
 # The exact wheels built with, per CUDA major (cuda_requirements).
 REQUIRES = {
-    "13": ["nvidia-cublas==13.1.0.3", "nvidia-curand==10.4.0.35"],
-    "12": ["nvidia-cublas-cu12==12.4.5.8", "nvidia-curand-cu12==10.3.5.147"],
+    "13": ["nvidia-cublas==13.1.0.3", "nvidia-curand==10.4.0.35", "cubridge-cu13==0.2.0"],
+    "12": ["nvidia-cublas-cu12==12.4.5.8", "nvidia-curand-cu12==10.3.5.147", "cubridge-cu12==0.2.0"],
 }
 
 
@@ -20,6 +21,7 @@ def test_wheel_requires_the_nvidia_wheels():
         metadata = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "mygemm/_gemm.abi3.so" in names
     assert "mygemm/__init__.py" in names
-    assert not [n for n in names if n.startswith("nvidia/")], names
+    assert "mygemm/_gemm.pyi" in names
+    assert not [n for n in names if n.startswith(("nvidia/", "cubridge/"))], names
     requires = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
-    assert requires == REQUIRES[os.environ["MYGEMM_CUDA"]] + ["numpy"], requires
+    assert requires == REQUIRES[os.environ["MYGEMM_CUDA"]], requires

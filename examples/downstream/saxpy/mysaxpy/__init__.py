@@ -1,5 +1,9 @@
-"""mysaxpy: a downstream module's CUDA kernel, built with cubridge's rules."""
+"""mysaxpy: a downstream module's CUDA kernel, bound by cubridge's kernel_binding.
 
-from mysaxpy._saxpy import backend, saxpy
+``saxpy(x, y, a)`` takes NumPy, torch, CuPy and JAX arrays, cubridge.Array, or
+anything with ``__dlpack__``, ``__cuda_array_interface__`` or the buffer protocol.
+"""
 
-__all__ = ["backend", "saxpy"]
+from mysaxpy._saxpy import saxpy
+
+__all__ = ["saxpy"]

@@ -1,4 +1,5 @@
-"""The wheel built by cubridge's py_wheel: its files, and that it imports once unpacked."""
+"""The wheel built by cubridge's py_wheel: its files, its requirement, and that it
+imports and runs once unpacked beside cubridge's wheel (whose C API it calls)."""
 
 import glob
 import os
@@ -8,22 +9,32 @@ import sys
 import zipfile
 
 
-def test_wheel_contents_and_import(tmp_path):
+def one_wheel(directory):
     # platform = "auto": the wheel is the one file in the rule's directory,
     # its platform tag derived from the extension's glibc needs.
-    wheels = glob.glob(os.path.join(os.environ["MYSAXPY_WHEEL"], "*.whl"))
+    wheels = glob.glob(os.path.join(directory, "*.whl"))
     assert len(wheels) == 1, wheels
-    wheel = wheels[0]
+    return wheels[0]
+
+
+def test_wheel_contents_and_import(tmp_path):
+    wheel = one_wheel(os.environ["MYSAXPY_WHEEL"])
     assert re.fullmatch(r"mysaxpy-0\.1\.0-cp311-abi3-manylinux_2_\d+_x86_64\.whl", os.path.basename(wheel)), wheel
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
+        metadata = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         zf.extractall(tmp_path)
     assert "mysaxpy/__init__.py" in names
     assert "mysaxpy/_saxpy.abi3.so" in names
-    assert any(n.endswith(".dist-info/RECORD") for n in names)
+    assert "mysaxpy/_saxpy.pyi" in names
+    assert not [n for n in names if n.startswith("cubridge/")], names
+    requires = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    assert len(requires) == 1 and re.fullmatch(r"cubridge-cu\d+==\d+\.\d+\.\d+", requires[0]), requires
+    with zipfile.ZipFile(one_wheel(os.environ["CUBRIDGE_WHEEL"])) as zf:
+        zf.extractall(tmp_path)
     code = (
         "import array, mysaxpy; y = array.array('f', [1, 1]); "
-        "mysaxpy.saxpy(3.0, array.array('f', [1, 2]), y); print(list(y))"
+        "mysaxpy.saxpy(array.array('f', [1, 2]), y, 3.0); print(list(y))"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(tmp_path)
