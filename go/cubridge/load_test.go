@@ -26,8 +26,10 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// rssBytes is this process's resident set size (Linux), 0 elsewhere.
-// rssBytes is the resident set size after a collection that hands freed Go
+// asanBuild is set by asan_on_test.go in an AddressSanitizer build.
+var asanBuild = false
+
+// rssBytes is the resident set size (Linux; 0 elsewhere) after a collection that hands freed Go
 // heap back to the OS: what is retained, not garbage the collector has not
 // reached yet (under -race, GC timing alone moved RSS by 60+ MiB on a loaded
 // machine).
@@ -258,7 +260,13 @@ func TestSoak(t *testing.T) {
 	assertAllFreed(t, stats0)
 	t.Logf("soak: %d alloc/op/free rounds in %v; RSS %d -> %d KiB (%+d KiB)", rounds,
 		time.Since(start).Round(time.Millisecond), rss0>>10, rss1>>10, (rss1-rss0)>>10)
-	assert.Less(t, rss1-rss0, int64(32<<20), "RSS grew by %d KiB", (rss1-rss0)>>10)
+	if asanBuild {
+		// ASan's quarantine keeps freed C memory resident (up to 256 MiB) by
+		// design; LeakSanitizer checks the C side at exit instead.
+		t.Log("RSS bound not checked under AddressSanitizer (its quarantine holds freed memory)")
+	} else {
+		assert.Less(t, rss1-rss0, int64(32<<20), "RSS grew by %d KiB", (rss1-rss0)>>10)
+	}
 	if onGPU {
 		// What the driver reports in use (cudaMemGetInfo) also holds its own
 		// allocations: over one soak on the H200 it moved by -128 to +105 MiB
