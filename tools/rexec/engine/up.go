@@ -147,18 +147,25 @@ func up(o upOptions) error {
 	}
 	engineReady := time.Now()
 
-	// Actions run in the build rootfs, in directories under the state dir:
-	// the same path inside it. Bazel, which runs there too, reads its token
-	// (tools/rexec/credential-helper).
+	// Actions run in the workers' root (the build rootfs alone, read only),
+	// in directories under the state dir: the same path inside it, whose
+	// mount point is made in the rootfs. Bazel, which runs in the build
+	// rootfs, reads its token there (tools/rexec/credential-helper).
 	var made []string // directories made in the rootfs, for down to remove
 	for _, dir := range []string{l.workers(), l.tokens()} {
 		target := filepath.Join(o.rootfs, dir)
 		made = append(made, missingDirs(target)...)
-		if err := bind(dir, target); err != nil {
+		if err := os.MkdirAll(target, 0o755); err != nil {
 			return err
 		}
 	}
 	if err := writeRecorded(l, "rootfs-dirs", strings.Join(made, "\n")); err != nil {
+		return err
+	}
+	if err := bind(l.tokens(), filepath.Join(o.rootfs, l.tokens())); err != nil {
+		return err
+	}
+	if err := mountWorkersRoot(l, o.rootfs); err != nil {
 		return err
 	}
 	names := workerNames(o.workers, o.gpuWorkers)
@@ -260,7 +267,7 @@ func startWorker(l layout, o upOptions, name string, gpus int) error {
 	os.Remove(l.readyFile(name))
 	cmd := exec.Command(o.workerBin,
 		"--engine", o.address(), "--instance", o.instance, "--token-file", l.tokenFile(subjectWorker),
-		"--rootfs", o.rootfs, "--work-dir", workDir, "--name", name, "--gpus", strconv.Itoa(gpus),
+		"--rootfs", l.workersRoot(), "--work-dir", workDir, "--name", name, "--gpus", strconv.Itoa(gpus),
 		"--capacity", strconv.Itoa(o.capacity),
 		"--journal", filepath.Join(l.logs(), name+".actions.jsonl"), "--ready-file", l.readyFile(name))
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
