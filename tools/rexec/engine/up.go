@@ -130,7 +130,7 @@ func up(o upOptions) error {
 	}
 	cfg := engineConfig{
 		Address: o.address(), Instance: o.instance, RootfsHash: hash, GPUCounts: gpuCounts,
-		KeepaliveSeconds: int(o.keepalive.Seconds()), ThreadPool: 64, User: engineUser,
+		KeepaliveSeconds: int(o.keepalive.Seconds()), ThreadPool: 256, MaxRPCs: 4096, User: engineUser,
 		PGSocket: enginePGSock, CAS: engineCAS, JWTPublicKey: engineJWTPub, ACL: engineACL, Audience: audience,
 	}
 	if err := writeConfigs(l, cfg); err != nil {
