@@ -25,6 +25,7 @@ type upOptions struct {
 	instance                         string
 	keepalive, tokenTTL              time.Duration
 	capacity                         int
+	workerCacheBytes                 int64
 }
 
 func (o upOptions) address() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port)) }
@@ -49,8 +50,13 @@ func workerNames(cpu, gpu int) []string {
 
 func up(o upOptions) error {
 	started := time.Now()
-	if o.workers < 0 || o.gpuWorkers < 0 || o.workers+o.gpuWorkers == 0 {
-		return fmt.Errorf("--workers %d --gpu-workers %d: at least one worker", o.workers, o.gpuWorkers)
+	// No workers at all is an engine that serves its CAS and action cache
+	// only (--config=rexec-cache: CI's remote-cache check).
+	if o.workers < 0 || o.gpuWorkers < 0 {
+		return fmt.Errorf("--workers %d --gpu-workers %d: negative", o.workers, o.gpuWorkers)
+	}
+	if o.workerCacheBytes < 0 {
+		return fmt.Errorf("--worker-cache-bytes %d: negative", o.workerCacheBytes)
 	}
 	if o.gpuWorkers > 0 && o.gpus < 1 {
 		return fmt.Errorf("--gpus-per-worker %d: at least 1", o.gpus)
@@ -185,14 +191,33 @@ func up(o upOptions) error {
 	fmt.Printf(`engine up: BuildGrid 0.9.1 at grpc://%s, instance %q, rootfs %s
   start: %.1f s in all (provisioning %.1f s, PostgreSQL and schema %.1f s, BuildGrid %.1f s, %d workers %.1f s)
   workers: %v
-  Bazel:   tools/bazel build --config=rexec ...   (token: %s)
+  Bazel:   %s
+           (token: %s)
   logs:    %s   state: %s
   stop:    tools/rexec/down
 `, o.address(), o.instance, hash,
 		done.Sub(started).Seconds(), provisioned.Sub(started).Seconds(), databaseReady.Sub(provisioned).Seconds(),
 		engineReady.Sub(databaseReady).Seconds(), len(names), done.Sub(engineReady).Seconds(),
-		names, l.tokenFile(subjectBazel), l.logs(), l.state)
+		names, bazelHint(o, l.state, filepath.Join(cacheDir(), "rexec")), l.tokenFile(subjectBazel), l.logs(), l.state)
 	return nil
+}
+
+// bazelHint is the command line that uses this engine: remote execution,
+// or with no workers its CAS and action cache only; the port and the state
+// (where the credential helper finds the token) when not the defaults.
+func bazelHint(o upOptions, state, defaultState string) string {
+	config, flag := "rexec", "--remote_executor"
+	if o.workers+o.gpuWorkers == 0 {
+		config, flag = "rexec-cache", "--remote_cache"
+	}
+	hint := "tools/bazel build --config=" + config
+	if o.port != defaultPort {
+		hint += " " + flag + "=grpc://" + o.address()
+	}
+	if state != defaultState {
+		hint = "CUBRIDGE_REXEC_DIR=" + state + " " + hint
+	}
+	return hint + " ..."
 }
 
 func readOr(l layout, name string) string {
@@ -268,7 +293,7 @@ func startWorker(l layout, o upOptions, name string, gpus int) error {
 	cmd := exec.Command(o.workerBin,
 		"--engine", o.address(), "--instance", o.instance, "--token-file", l.tokenFile(subjectWorker),
 		"--rootfs", l.workersRoot(), "--work-dir", workDir, "--name", name, "--gpus", strconv.Itoa(gpus),
-		"--capacity", strconv.Itoa(o.capacity),
+		"--capacity", strconv.Itoa(o.capacity), "--cache-max-bytes", strconv.FormatInt(o.workerCacheBytes, 10),
 		"--journal", filepath.Join(l.logs(), name+".actions.jsonl"), "--ready-file", l.readyFile(name))
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	return workerProc(l, name).start(cmd, l.logFile("worker-"+name))
