@@ -23,7 +23,8 @@ type engineConfig struct {
 	RootfsHash       string
 	GPUCounts        []int // one scheduling label per GPU count a worker may offer
 	KeepaliveSeconds int
-	ThreadPool       int
+	ThreadPool       int // threads serving RPCs; a waiting Execute stream holds one
+	MaxRPCs          int // RPCs accepted at once; beyond ThreadPool they queue
 	User             string
 	PGSocket         string
 	CAS              string
@@ -45,6 +46,9 @@ func (c engineConfig) check() error {
 	}
 	if c.KeepaliveSeconds < 5 {
 		return fmt.Errorf("bot keepalive of %ds: at least 5 s (workers long-poll for 80%% of it)", c.KeepaliveSeconds)
+	}
+	if c.ThreadPool < 1 || c.MaxRPCs < c.ThreadPool {
+		return fmt.Errorf("%d threads, %d RPCs at once: at least one thread, and RPCs beyond the threads queue, never refused", c.ThreadPool, c.MaxRPCs)
 	}
 	if !validName(c.Instance) {
 		return fmt.Errorf("instance name %q: use letters, digits, '-' and '_'", c.Instance)

@@ -11,7 +11,7 @@ import (
 func testConfig() engineConfig {
 	return engineConfig{
 		Address: "127.0.0.1:8980", Instance: "main", RootfsHash: "896046f8babe",
-		GPUCounts: []int{1, 2}, KeepaliveSeconds: 30, ThreadPool: 50, User: "buildgrid",
+		GPUCounts: []int{1, 2}, KeepaliveSeconds: 30, ThreadPool: 50, MaxRPCs: 800, User: "buildgrid",
 		PGSocket: enginePGSock, CAS: engineCAS, JWTPublicKey: engineJWTPub, ACL: engineACL, Audience: audience,
 	}
 }
@@ -30,6 +30,17 @@ func TestConfigSchedulesGPUWorkersApart(t *testing.T) {
 	assert.Contains(t, s, `- [gpu, "2"]`)
 	assert.Contains(t, s, "exclusive-property-keys: [gpu]")
 	assert.Equal(t, 3, strings.Count(s, `[cubridge-rootfs, "896046f8babe"]`))
+	// RPCs beyond the threads queue: BuildGrid refuses those over its limit.
+	assert.Contains(t, s, "thread-pool-size: 50\n")
+	assert.Contains(t, s, "maximum-concurrent-rpcs: 800\n")
+}
+
+func TestConfigCheckQueuesRPCsBeyondTheThreads(t *testing.T) {
+	c := testConfig()
+	c.MaxRPCs = c.ThreadPool - 1
+	assert.ErrorContains(t, c.check(), "never refused")
+	c.ThreadPool, c.MaxRPCs = 0, 0
+	assert.Error(t, c.check())
 }
 
 func TestConfigCheckKeepsTheEngineOnLoopback(t *testing.T) {

@@ -42,6 +42,9 @@ func down(state string) error {
 			}
 		}
 	}
+	if err := unmountTree(l.workersRoot()); err != nil {
+		problems = append(problems, err.Error())
+	}
 	if rootfs, err := readRecorded(l, "rootfs"); err == nil {
 		for _, dir := range []string{l.workers(), l.tokens()} {
 			if err := unmountTree(filepath.Join(rootfs, dir)); err != nil {

@@ -40,6 +40,12 @@ func (l layout) keys() string    { return l.path("keys") }
 func (l layout) tokens() string  { return l.path("tokens") }
 func (l layout) workers() string { return l.path("workers") }
 
+// workersRoot is the root the workers run actions in: the build rootfs as
+// it is on disk, read only, without what tools/bazel mounts into it (the
+// workspaces, Bazel's output root), so that an action finds only its inputs
+// and the rootfs's own files, as on a machine of its own.
+func (l layout) workersRoot() string { return l.path("workers-root") }
+
 func (l layout) pidFile(name string) string   { return filepath.Join(l.run(), name+".pid") }
 func (l layout) readyFile(name string) string { return filepath.Join(l.run(), name+".ready") }
 func (l layout) logFile(name string) string   { return filepath.Join(l.logs(), name+".log") }

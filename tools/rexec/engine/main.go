@@ -67,11 +67,12 @@ func main() {
 		fs.StringVar(&o.layers, "layers", filepath.Join(cacheDir(), "rexec-layers"), "directory of the engine's software layers, shared by state directories")
 		fs.StringVar(&o.rootfs, "rootfs", "", "the build rootfs (CUBRIDGE_PRINT_ROOTFS=1 tools/bazel prints it)")
 		fs.StringVar(&o.workerBin, "worker-bin", "", "the worker binary (tools/rexec/worker, built)")
-		fs.IntVar(&o.workers, "workers", 1, "workers without GPUs")
+		fs.IntVar(&o.workers, "workers", 1, "workers without GPUs (0 and no GPU workers: a cache only)")
 		fs.IntVar(&o.gpuWorkers, "gpu-workers", 0, "workers that advertise GPUs")
 		fs.IntVar(&o.gpus, "gpus-per-worker", 1, "GPUs each GPU worker advertises (gpu=1..N)")
 		fs.IntVar(&o.capacity, "capacity", 1, "actions each worker runs at once")
-		fs.IntVar(&o.port, "port", 8980, "the engine's port on 127.0.0.1")
+		fs.Int64Var(&o.workerCacheBytes, "worker-cache-bytes", 8<<30, "size of each worker's cache of input files; 0: none")
+		fs.IntVar(&o.port, "port", defaultPort, "the engine's port on 127.0.0.1")
 		fs.StringVar(&o.instance, "instance", "main", "the REAPI instance name")
 		fs.DurationVar(&o.keepalive, "bot-keepalive", 30*time.Second, "a worker silent this long is dead; its actions go elsewhere")
 		fs.DurationVar(&o.tokenTTL, "token-ttl", 30*24*time.Hour, "lifetime of the tokens up mints")
@@ -141,3 +142,7 @@ func printToken(state, subject string, ttl time.Duration) error {
 	fmt.Println(tok)
 	return nil
 }
+
+// defaultPort is the engine's port that .bazelrc's --config=rexec and
+// --config=rexec-cache name.
+const defaultPort = 8980

@@ -109,6 +109,33 @@ func mountEngineRoot(l layout, rootfs string) error {
 	return mountSystem(l.engineRoot())
 }
 
+// mountWorkersRoot makes the workers' root (layout.workersRoot): a bind of
+// the build rootfs alone (not recursive: the workspaces and Bazel's output
+// root that tools/bazel binds into it stay out), read only, private (later
+// mounts into the rootfs do not show up in it), with the system mounts, a
+// tmpfs /tmp and the workers' directories at their own paths.
+func mountWorkersRoot(l layout, rootfs string) error {
+	root := l.workersRoot()
+	if ok, err := isMountPoint(root); err != nil || ok {
+		return err
+	}
+	if err := mount(rootfs, root, "", syscall.MS_BIND, ""); err != nil {
+		return err
+	}
+	for _, flags := range []uintptr{syscall.MS_PRIVATE, syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY} {
+		if err := syscall.Mount("", root, "", flags, ""); err != nil {
+			return fmt.Errorf("remounting %s: %w", root, err)
+		}
+	}
+	if err := mountSystem(root); err != nil {
+		return err
+	}
+	if err := mount("tmp", filepath.Join(root, "tmp"), "tmpfs", 0, "mode=1777,size=4g"); err != nil {
+		return err
+	}
+	return bind(l.workers(), filepath.Join(root, l.workers()))
+}
+
 // unmountTree unmounts root and everything below it, deepest first.
 func unmountTree(root string) error {
 	points, err := mountPoints()

@@ -25,6 +25,7 @@ type upOptions struct {
 	instance                         string
 	keepalive, tokenTTL              time.Duration
 	capacity                         int
+	workerCacheBytes                 int64
 }
 
 func (o upOptions) address() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port)) }
@@ -49,8 +50,13 @@ func workerNames(cpu, gpu int) []string {
 
 func up(o upOptions) error {
 	started := time.Now()
-	if o.workers < 0 || o.gpuWorkers < 0 || o.workers+o.gpuWorkers == 0 {
-		return fmt.Errorf("--workers %d --gpu-workers %d: at least one worker", o.workers, o.gpuWorkers)
+	// No workers at all is an engine that serves its CAS and action cache
+	// only (--config=rexec-cache: CI's remote-cache check).
+	if o.workers < 0 || o.gpuWorkers < 0 {
+		return fmt.Errorf("--workers %d --gpu-workers %d: negative", o.workers, o.gpuWorkers)
+	}
+	if o.workerCacheBytes < 0 {
+		return fmt.Errorf("--worker-cache-bytes %d: negative", o.workerCacheBytes)
 	}
 	if o.gpuWorkers > 0 && o.gpus < 1 {
 		return fmt.Errorf("--gpus-per-worker %d: at least 1", o.gpus)
@@ -130,7 +136,7 @@ func up(o upOptions) error {
 	}
 	cfg := engineConfig{
 		Address: o.address(), Instance: o.instance, RootfsHash: hash, GPUCounts: gpuCounts,
-		KeepaliveSeconds: int(o.keepalive.Seconds()), ThreadPool: 64, User: engineUser,
+		KeepaliveSeconds: int(o.keepalive.Seconds()), ThreadPool: 256, MaxRPCs: 4096, User: engineUser,
 		PGSocket: enginePGSock, CAS: engineCAS, JWTPublicKey: engineJWTPub, ACL: engineACL, Audience: audience,
 	}
 	if err := writeConfigs(l, cfg); err != nil {
@@ -147,18 +153,25 @@ func up(o upOptions) error {
 	}
 	engineReady := time.Now()
 
-	// Actions run in the build rootfs, in directories under the state dir:
-	// the same path inside it. Bazel, which runs there too, reads its token
-	// (tools/rexec/credential-helper).
+	// Actions run in the workers' root (the build rootfs alone, read only),
+	// in directories under the state dir: the same path inside it, whose
+	// mount point is made in the rootfs. Bazel, which runs in the build
+	// rootfs, reads its token there (tools/rexec/credential-helper).
 	var made []string // directories made in the rootfs, for down to remove
 	for _, dir := range []string{l.workers(), l.tokens()} {
 		target := filepath.Join(o.rootfs, dir)
 		made = append(made, missingDirs(target)...)
-		if err := bind(dir, target); err != nil {
+		if err := os.MkdirAll(target, 0o755); err != nil {
 			return err
 		}
 	}
 	if err := writeRecorded(l, "rootfs-dirs", strings.Join(made, "\n")); err != nil {
+		return err
+	}
+	if err := bind(l.tokens(), filepath.Join(o.rootfs, l.tokens())); err != nil {
+		return err
+	}
+	if err := mountWorkersRoot(l, o.rootfs); err != nil {
 		return err
 	}
 	names := workerNames(o.workers, o.gpuWorkers)
@@ -178,14 +191,33 @@ func up(o upOptions) error {
 	fmt.Printf(`engine up: BuildGrid 0.9.1 at grpc://%s, instance %q, rootfs %s
   start: %.1f s in all (provisioning %.1f s, PostgreSQL and schema %.1f s, BuildGrid %.1f s, %d workers %.1f s)
   workers: %v
-  Bazel:   tools/bazel build --config=rexec ...   (token: %s)
+  Bazel:   %s
+           (token: %s)
   logs:    %s   state: %s
   stop:    tools/rexec/down
 `, o.address(), o.instance, hash,
 		done.Sub(started).Seconds(), provisioned.Sub(started).Seconds(), databaseReady.Sub(provisioned).Seconds(),
 		engineReady.Sub(databaseReady).Seconds(), len(names), done.Sub(engineReady).Seconds(),
-		names, l.tokenFile(subjectBazel), l.logs(), l.state)
+		names, bazelHint(o, l.state, filepath.Join(cacheDir(), "rexec")), l.tokenFile(subjectBazel), l.logs(), l.state)
 	return nil
+}
+
+// bazelHint is the command line that uses this engine: remote execution,
+// or with no workers its CAS and action cache only; the port and the state
+// (where the credential helper finds the token) when not the defaults.
+func bazelHint(o upOptions, state, defaultState string) string {
+	config, flag := "rexec", "--remote_executor"
+	if o.workers+o.gpuWorkers == 0 {
+		config, flag = "rexec-cache", "--remote_cache"
+	}
+	hint := "tools/bazel build --config=" + config
+	if o.port != defaultPort {
+		hint += " " + flag + "=grpc://" + o.address()
+	}
+	if state != defaultState {
+		hint = "CUBRIDGE_REXEC_DIR=" + state + " " + hint
+	}
+	return hint + " ..."
 }
 
 func readOr(l layout, name string) string {
@@ -260,8 +292,8 @@ func startWorker(l layout, o upOptions, name string, gpus int) error {
 	os.Remove(l.readyFile(name))
 	cmd := exec.Command(o.workerBin,
 		"--engine", o.address(), "--instance", o.instance, "--token-file", l.tokenFile(subjectWorker),
-		"--rootfs", o.rootfs, "--work-dir", workDir, "--name", name, "--gpus", strconv.Itoa(gpus),
-		"--capacity", strconv.Itoa(o.capacity),
+		"--rootfs", l.workersRoot(), "--work-dir", workDir, "--name", name, "--gpus", strconv.Itoa(gpus),
+		"--capacity", strconv.Itoa(o.capacity), "--cache-max-bytes", strconv.FormatInt(o.workerCacheBytes, 10),
 		"--journal", filepath.Join(l.logs(), name+".actions.jsonl"), "--ready-file", l.readyFile(name))
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	return workerProc(l, name).start(cmd, l.logFile("worker-"+name))

@@ -184,7 +184,11 @@ func (e *engine) bazel(t *testing.T, args ...string) bazelResult {
 
 func (e *engine) bazelCommand(args ...string) *exec.Cmd {
 	full := args
-	if len(args) > 0 && (args[0] == "build" || args[0] == "test") {
+	remote := false
+	for _, a := range args {
+		remote = remote || strings.HasPrefix(a, "--config=rexec")
+	}
+	if remote {
 		// The engine of this test, not the default one: after --config,
 		// which would override it.
 		full = append(append([]string{}, args...), "--remote_executor=grpc://127.0.0.1:"+strconv.Itoa(e.port))

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,7 @@ func TestRemoteExecution(t *testing.T) {
 	t.Run("EverySpawnRunsRemotelyAndGPUTestsOnlyOnTheGPUWorker", func(t *testing.T) { testRouting(t, e) })
 	t.Run("AnotherRootfsIsNeverChosen", func(t *testing.T) { testAnotherRootfs(t, e) })
 	t.Run("AfterCleanEveryActionIsARemoteCacheHit", func(t *testing.T) { testCleanBuildHitsTheCache(t, e) })
+	t.Run("ActionsSeeTheirInputsAndTheRootfsOnly", func(t *testing.T) { testSealed(t, e) })
 	t.Run("ACorruptBlobIsDetectedAndNotUsed", func(t *testing.T) { testCorruptBlob(t, e) })
 	t.Run("AKilledWorkersActionRunsOnAnother", func(t *testing.T) { testKilledWorker(t, e) })
 	t.Run("WithTheEngineStoppedFallbackFinishesLocally", func(t *testing.T) { testEngineStopped(t, e) })
@@ -166,6 +168,36 @@ func testRouting(t *testing.T, e *engine) {
 		}
 	}
 	assert.Positive(t, inside, "no CPU test ran while the GPU test did")
+}
+
+// A remote action runs in the rootfs alone: the workspace and Bazel's
+// output base, which tools/bazel binds into the rootfs for local actions,
+// are not there; the rootfs is read only; temporary files go to a
+// directory of the action's own. The same action run locally sees the
+// workspace (the probe works).
+func testSealed(t *testing.T, e *engine) {
+	e.newNonce(t)
+	e.writeFile(t, "probe_path.txt", filepath.Join(e.ws, "BUILD.bazel")+"\n")
+	sealed := filepath.Join(e.ws, "bazel-bin/sealed.txt")
+
+	r := e.bazel(t, "build", "//:sealed")
+	require.NoError(t, r.err, "bazel build //:sealed (local):\n%s", lastLines(r.out, 30))
+	local, err := os.ReadFile(sealed)
+	require.NoError(t, err)
+	assert.Contains(t, string(local), "workspace visible\n", "a local action sees the workspace:\n%s", local)
+
+	r = e.bazel(t, "build", "--config=rexec", "//:sealed")
+	require.NoError(t, r.err, "bazel build --config=rexec //:sealed:\n%s", lastLines(r.out, 30))
+	for _, s := range r.spawns {
+		require.True(t, isRemote(s), "%s ran %q, not remotely", s.TargetLabel, s.Runner)
+	}
+	remote, err := os.ReadFile(sealed)
+	require.NoError(t, err)
+	got := string(remote)
+	assert.Contains(t, got, "workspace hidden\n")
+	assert.Contains(t, got, "root read-only\n")
+	assert.Regexp(t, "TMPDIR="+regexp.QuoteMeta(filepath.Join(e.state, "workers"))+"/[^/]+/action-[^/]+/tmp\n", got)
+	t.Logf("a remote action sees:\n%s", got)
 }
 
 // An action configured for another rootfs finds no worker (the engine

@@ -156,10 +156,11 @@ func (e *executor) run(ctx context.Context, action *repb.Action, meta *repb.Exec
 	if e.maxTimeout > 0 && timeout > e.maxTimeout {
 		timeout = e.maxTimeout
 	}
-	env := make([]string, 0, len(cmd.EnvironmentVariables))
-	for _, v := range cmd.EnvironmentVariables {
-		env = append(env, v.Name+"="+v.Value)
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o1777); err != nil {
+		return failure(err, "making the action's temporary directory")
 	}
+	env := actionEnv(cmd.EnvironmentVariables, tmp)
 	meta.ExecutionStartTimestamp = timestamppb.Now()
 	res, err := runCommand(ctx, runSpec{
 		rootfs: e.rootfs, dir: workDir, args: cmd.Arguments, env: env,
@@ -210,6 +211,22 @@ func (e *executor) run(ctx context.Context, action *repb.Action, meta *repb.Exec
 			Message: fmt.Sprintf("the action timed out after %s", timeout)}
 	}
 	return outcome{status: st, result: result}
+}
+
+// actionEnv is the command's environment, plus TMPDIR naming a fresh
+// directory of the action's own when the command sets none: Bazel gives its
+// local actions one too, and temporary files then go with the action.
+func actionEnv(vars []*repb.Command_EnvironmentVariable, tmp string) []string {
+	env := make([]string, 0, len(vars)+1)
+	hasTmp := false
+	for _, v := range vars {
+		env = append(env, v.Name+"="+v.Value)
+		hasTmp = hasTmp || v.Name == "TMPDIR"
+	}
+	if !hasTmp {
+		env = append(env, "TMPDIR="+tmp)
+	}
+	return env
 }
 
 // failure turns an error into the lease's status. A corrupt blob becomes

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,4 +142,23 @@ func TestExecuteTakesTheActionItselfAsPayload(t *testing.T) {
 	out := testExecutor(t, c, 0).execute(context.Background(), "lease-1", inline)
 	require.EqualValues(t, codes.OK, out.status.Code, out.status.Message)
 	assert.Len(t, out.result.OutputFiles, 1)
+}
+
+// An action that sets no TMPDIR gets a fresh directory of its own, which
+// goes away with the action; one that sets TMPDIR keeps its own.
+func TestExecuteGivesTheActionATemporaryDirectory(t *testing.T) {
+	f, c := newTestCAS(t, 1000)
+	payload, _ := testAction(t, f, `test -d "$TMPDIR" && test -w "$TMPDIR" && printf %s "$TMPDIR" >out/copy.txt`, nil, 0)
+	e := testExecutor(t, c, 0)
+	out := e.execute(context.Background(), "lease-1", payload)
+	require.EqualValues(t, codes.OK, out.status.Code, out.status.Message)
+	require.EqualValues(t, 0, out.result.ExitCode)
+	got, err := collect(t, c, out.result.OutputFiles[0].Digest)
+	require.NoError(t, err)
+	tmp := string(got[digestKey(out.result.OutputFiles[0].Digest)])
+	assert.True(t, strings.HasPrefix(tmp, e.workDir+"/"), "TMPDIR %q is not under the work directory %s", tmp, e.workDir)
+	assert.NoDirExists(t, tmp, "the action's temporary directory outlives it")
+
+	env := actionEnv([]*repb.Command_EnvironmentVariable{{Name: "TMPDIR", Value: "/mine"}}, "/fresh")
+	assert.Equal(t, []string{"TMPDIR=/mine"}, env)
 }
