@@ -16,21 +16,37 @@ picks the toolkit:
   local  the toolkit at $CUDA_PATH (else /usr/local/cuda), as rules_cuda finds it.
 @cuda_config says which (cuda_config.bzl); @nccl is NCCL's header and library
 from the pinned nvidia-nccl-cu13 (-cu12) wheel.
+
+Per target platform (CUDA 13): nvcc and nvvm run on the build machine and are
+its wheels; every other component, the libraries and NCCL exist once per target
+CPU (<name>_linux_x86_64, <name>_linux_aarch64, from the x86-64 and aarch64
+wheels of the same version) behind a repository of aliases under the name
+rules_cuda's toolkit uses (platform_alias.bzl), so that
+--platforms=//platforms:linux_aarch64 links aarch64 libraries. Each is fetched
+only when a build for its CPU needs it.
 """
 
 load("@rules_cuda//cuda:repositories.bzl", rules_cuda_toolkit = "cuda_toolkit")
+
+# buildifier: disable=bzl-visibility
+load("@rules_cuda//cuda/private:templates/registry.bzl", "REGISTRY")
 load("//toolchains/cuda/private:components.bzl", "cuda_deb_component", "cuda_empty_component", "cuda_wheel_component")
 load("//toolchains/cuda/private:cuda_config.bzl", "cuda_config")
 load("//toolchains/cuda/private:nccl_repository.bzl", "nccl_wheel")
+load("//toolchains/cuda/private:platform_alias.bzl", "cuda_platform_alias")
 load(
     "//toolchains/cuda/private:versions.bzl",
+    "AARCH64_WHEEL_PLATFORMS",
     "CUDA12_LIBRARIES",
     "CUDA12_TOOLKIT_DEBS",
     "CUDA12_VERSION",
+    "CUDA_AARCH64_SHA256",
+    "CUDA_EXEC_COMPONENTS",
     "CUDA_LIBRARIES",
     "CUDA_TOOLKIT_WHEELS",
     "CUDA_VERSION",
     "CUDA_WHEEL_PREFIX",
+    "NCCL_WHEEL",
 )
 
 def _local_toolkit(mctx):
@@ -47,6 +63,30 @@ def _local_toolkit(mctx):
             return line.split(", release ")[1].split(",")[0], lib
     return "", ""
 
+def _aarch64_sha256(wheel, version):
+    key = "{}=={}".format(wheel, version)
+    if key not in CUDA_AARCH64_SHA256:
+        fail("cubridge: no aarch64 wheel pinned for {} (CUDA_AARCH64_SHA256 in toolchains/cuda/private/versions.bzl)".format(key))
+    return CUDA_AARCH64_SHA256[key]
+
+def _target_component(name, component, version, prefix, wheels, files = []):
+    """A component the target links or includes: one repository per CPU, and aliases at `name`."""
+    cuda_wheel_component(name = name + "_linux_x86_64", component = component, version = version, prefix = prefix, wheels = [" ".join(w) for w in wheels])
+    cuda_wheel_component(
+        name = name + "_linux_aarch64",
+        component = component,
+        version = version,
+        prefix = prefix,
+        wheels = [" ".join([w[0], w[1], _aarch64_sha256(w[0], w[1])]) for w in wheels],
+        platforms = AARCH64_WHEEL_PLATFORMS,
+    )
+    cuda_platform_alias(
+        name = name,
+        repos = {"aarch64": name + "_linux_aarch64", "x86_64": name + "_linux_x86_64"},
+        targets = REGISTRY[component] + files,
+        what = "CUDA {} {} ({})".format(version, component, wheels[0][0]),
+    )
+
 def _cuda_impl(mctx):
     toolkit = mctx.os.environ.get("CUBRIDGE_CUDA_TOOLKIT", "13")
     if toolkit not in ["13", "12", "local"]:
@@ -54,7 +94,10 @@ def _cuda_impl(mctx):
 
     # Every component of both pinned toolkits; only those a build uses are fetched.
     for component, wheels in CUDA_TOOLKIT_WHEELS.items():
-        cuda_wheel_component(name = "cuda13_" + component, component = component, version = wheels[0][1], prefix = CUDA_WHEEL_PREFIX, wheels = [" ".join(w) for w in wheels])
+        if component in CUDA_EXEC_COMPONENTS:
+            cuda_wheel_component(name = "cuda13_" + component, component = component, version = wheels[0][1], prefix = CUDA_WHEEL_PREFIX, wheels = [" ".join(w) for w in wheels])
+        else:
+            _target_component("cuda13_" + component, component, wheels[0][1], CUDA_WHEEL_PREFIX, wheels)
     cuda_empty_component(
         name = "cuda13_culibos",
         component = "culibos",
@@ -64,9 +107,11 @@ def _cuda_impl(mctx):
     )
     for component, spec in CUDA12_TOOLKIT_DEBS.items():
         cuda_deb_component(name = "cuda12_" + component, component = component, debs = spec.debs, files = spec.files, version = CUDA12_VERSION)
-    for prefix, libraries in [("cuda13_", CUDA_LIBRARIES), ("cuda12_", CUDA12_LIBRARIES)]:
-        for name, spec in libraries.items():
-            cuda_wheel_component(name = prefix + name, component = name, version = spec.version, prefix = spec.prefix, wheels = [" ".join([spec.wheel, spec.version, spec.sha256])])
+    for name, spec in CUDA_LIBRARIES.items():
+        # Run-time files are named by their path in the component (toolchains/cuda:nvrtc).
+        _target_component("cuda13_" + name, name, spec.version, spec.prefix, [(spec.wheel, spec.version, spec.sha256)], ["{}/lib/{}".format(name, f) for f in spec.runtime])
+    for name, spec in CUDA12_LIBRARIES.items():
+        cuda_wheel_component(name = "cuda12_" + name, component = name, version = spec.version, prefix = spec.prefix, wheels = [" ".join([spec.wheel, spec.version, spec.sha256])])
 
     local_lib = ""
     if toolkit == "local":
@@ -85,7 +130,13 @@ def _cuda_impl(mctx):
             nvcc_version = version,
         )
     cuda_config(name = "cuda_config", toolkit = toolkit, version = version, local_lib = local_lib)
-    nccl_wheel(name = "nccl", cuda_major = version.split(".")[0])
+    major = version.split(".")[0]
+    nccl_wheel(name = "nccl_linux_x86_64", cuda_major = major)
+    nccl_repos = {"x86_64": "nccl_linux_x86_64"}
+    if major == "13":
+        nccl_wheel(name = "nccl_linux_aarch64", cuda_major = major, platforms = AARCH64_WHEEL_PLATFORMS, sha256 = _aarch64_sha256(NCCL_WHEEL[0], NCCL_WHEEL[1]))
+        nccl_repos["aarch64"] = "nccl_linux_aarch64"
+    cuda_platform_alias(name = "nccl", repos = nccl_repos, targets = ["headers", "libnccl"], what = "NCCL ({}, CUDA {})".format(NCCL_WHEEL[0] if major == "13" else "nvidia-nccl-cu12", major))
 
 cuda = module_extension(
     implementation = _cuda_impl,

@@ -136,7 +136,7 @@ def _cuda_wheel_component_impl(rctx):
     for spec in rctx.attr.wheels:
         wheel, version, sha256 = spec.split(" ")
         requirements.append("{}=={} --hash=sha256:{}".format(wheel, version, sha256))
-    python, wheels = pip_download(rctx, requirements, "{} component ({})".format(component, ", ".join(rctx.attr.wheels)))
+    python, wheels = pip_download(rctx, requirements, "{} component ({})".format(component, ", ".join(rctx.attr.wheels)), rctx.attr.platforms)
     for wheel in wheels:
         result = rctx.execute([python, rctx.path(_UNPACK_WHEEL), component, rctx.attr.prefix, wheel])
         if result.return_code != 0:
@@ -149,6 +149,7 @@ cuda_wheel_component = repository_rule(
     implementation = _cuda_wheel_component_impl,
     attrs = {
         "component": attr.string(mandatory = True, doc = "rules_cuda's component name: nvcc, cudart, cublas, ..."),
+        "platforms": attr.string_list(doc = "Wheel platform tags for another target than the build machine (pip download --platform)."),
         "prefix": attr.string(mandatory = True, doc = "The wheels' directory of the component: nvidia/cu13, nvidia/cublas."),
         "version": attr.string(mandatory = True, doc = "The component's version (its first wheel's)."),
         "wheels": attr.string_list(mandatory = True, doc = "\"WHEEL VERSION SHA256\" of each wheel unpacked into it, the component's own first."),

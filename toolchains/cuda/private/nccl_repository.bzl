@@ -21,10 +21,12 @@ with zipfile.ZipFile(sys.argv[1]) as zf:
 
 def _nccl_wheel_impl(rctx):
     name, version, sha256 = NCCL12_WHEEL if rctx.attr.cuda_major == "12" else NCCL_WHEEL
+    sha256 = rctx.attr.sha256 or sha256
     python, wheels = pip_download(
         rctx,
         ["{}=={} --hash=sha256:{}".format(name, version, sha256)],
         "NCCL wheel ({}=={})".format(name, version),
+        rctx.attr.platforms,
     )
     rctx.file("include/.keep", "")
     rctx.file("lib/.keep", "")
@@ -57,6 +59,10 @@ filegroup(
 
 nccl_wheel = repository_rule(
     implementation = _nccl_wheel_impl,
-    attrs = {"cuda_major": attr.string(default = "13", values = ["13", "12"], doc = "nvidia-nccl-cu13 or -cu12.")},
+    attrs = {
+        "cuda_major": attr.string(default = "13", values = ["13", "12"], doc = "nvidia-nccl-cu13 or -cu12."),
+        "platforms": attr.string_list(doc = "Wheel platform tags for another target than the build machine."),
+        "sha256": attr.string(doc = "The wheel's sha256 for those platforms (default: the build machine's pin)."),
+    },
     doc = "NCCL (nccl.h and libnccl.so.2) from the pinned, hash-checked nvidia-nccl-cu13 wheel.",
 )

@@ -9,11 +9,12 @@
 # rules_cuda runs this as the toolkit's nvcc; other arguments pass through.
 set -euo pipefail
 real="$(dirname "$0")/nvcc.real"
-out="" rdc=0 src=""
+out="" rdc=0 src="" ccbin=""
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   case "${args[i]}" in
   -o) out="${args[i + 1]:-}" ;;
+  -ccbin | --compiler-bindir) ccbin="${args[i + 1]:-}" ;;
   -rdc=true | --relocatable-device-code=true | -dc | --device-c) rdc=1 ;;
   *.cu) src="${args[i]}" ;;
   esac
@@ -22,6 +23,10 @@ extra=()
 [[ -n "${out}" ]] && extra+=("-Xcompiler=-frandom-seed=${out}")
 [[ ${rdc} == 1 && -n "${src}" ]] && extra+=(-Xcudafe "--orig_src_path_name=${src}")
 "${real}" "${extra[@]}" "$@"
+# The host compiler's own objcopy: a cross compiler's objects (aarch64) are not
+# the build machine's objcopy's to edit.
+objcopy=objcopy
+[[ -n "${ccbin}" ]] && objcopy="$("${ccbin}" -print-prog-name=objcopy)"
 case "${out}" in
-*.o) objcopy --wildcard --strip-symbol='tmpxft_*' "${out}" ;;
+*.o) "${objcopy}" --wildcard --strip-symbol='tmpxft_*' "${out}" ;;
 esac

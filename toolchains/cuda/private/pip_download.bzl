@@ -1,12 +1,14 @@
 """Hash-pinned wheels fetched with pip, as this machine configures it."""
 
-def pip_download(rctx, requirements, what):
+def pip_download(rctx, requirements, what, platforms = []):
     """Downloads hash-pinned wheels into wheels/ with pip.
 
     Args:
       rctx: the repository context.
       requirements: pip requirement lines, each with its --hash=sha256:...
       what: what is fetched, for messages ("CUDA 13.0 wheels").
+      platforms: wheel platform tags to take instead of the build machine's
+        (manylinux2014_aarch64, ...) for another target; the hashes decide.
 
     Returns:
       (the python3 that ran pip, the sorted paths of the downloaded wheels)
@@ -26,6 +28,7 @@ def pip_download(rctx, requirements, what):
             "--only-binary=:all:",
             "--require-hashes",
             "--disable-pip-version-check",
+        ] + ["--platform=" + p for p in platforms] + [
             "-d",
             "wheels",
             "-r",

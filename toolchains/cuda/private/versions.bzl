@@ -31,6 +31,39 @@ NCCL_WHEEL = ("nvidia-nccl-cu13", "2.28.9", "e4553a30f34195f3fa1da02a6da3d6337d2
 # Where every cu13 wheel puts its files in site-packages (and in the repositories).
 CUDA_WHEEL_PREFIX = "nvidia/cu13"
 
+# ---- Linux aarch64 (--platforms=//platforms:linux_aarch64) --------------------
+#
+# nvcc, ptxas and cicc run on the build machine: the x86-64 wheels above, whatever
+# the target. Everything the target links or includes comes from the aarch64
+# ("sbsa": GH200, GB200) wheel of the same version, fetched only when a build
+# targets aarch64: "WHEEL==VERSION" of a pin above -> sha256 of its manylinux
+# aarch64 wheel. Bump together with the x86-64 pins.
+CUDA_EXEC_COMPONENTS = ["nvcc", "nvvm"]
+
+CUDA_AARCH64_SHA256 = {
+    "nvidia-cublas==13.1.0.3": "c86fc7f7ae36d7528288c5d88098edcb7b02c633d262e7ddbb86b0ad91be5df2",
+    "nvidia-cuda-cccl==13.0.85": "6f0203e29fed809ee2b7fe9b1344df66ecab990c37d6a2e0e189b26d6c97ed7c",
+    "nvidia-cuda-crt==13.0.88": "ee2ea2a97073e02ee62bb27841f437332be2c248e3eac013df07997ada39c003",
+    "nvidia-cuda-nvrtc==13.0.88": "d27f20a0ca67a4bb34268a5e951033496c5b74870b868bacd046b1b8e0c3267b",
+    "nvidia-cuda-runtime==13.0.96": "ef9bcbe90493a2b9d810e43d249adb3d02e98dd30200d86607d8d02687c43f55",
+    "nvidia-cufft==12.0.0.61": "2708c852ef8cd89d1d2068bdbece0aa188813a0c934db3779b9b1faa8442e5f5",
+    "nvidia-curand==10.4.0.35": "133df5a7509c3e292aaa2b477afd0194f06ce4ea24d714d616ff36439cee349a",
+    "nvidia-cusolver==12.0.4.66": "02c2457eaa9e39de20f880f4bd8820e6a1cfb9f9a34f820eb12a155aa5bc92d2",
+    "nvidia-cusparse==12.6.3.3": "80bcc4662f23f1054ee334a15c72b8940402975e0eab63178fc7e670aa59472c",
+    "nvidia-nccl-cu13==2.28.9": "01c873ba1626b54caa12272ed228dc5b2781545e0ae8ba3f432a8ef1c6d78643",
+    "nvidia-nvjitlink==13.0.88": "e931536ccc7d467a98ba1d8b89ff7fa7f1fa3b13f2b0069118cd7f47bff07d0c",
+    "nvidia-nvtx==13.0.85": "cb7780edb6b14107373c835bf8b72e7a178bac7367e23da7acb108f973f157a6",
+}
+
+# The manylinux tags pip may pick an aarch64 wheel under (the hashes decide which).
+AARCH64_WHEEL_PLATFORMS = [
+    "manylinux2014_aarch64",
+    "manylinux_2_17_aarch64",
+    "manylinux_2_18_aarch64",
+    "manylinux_2_27_aarch64",
+    "manylinux_2_28_aarch64",
+]
+
 # ---- CUDA 12 (--repo_env=CUBRIDGE_CUDA_TOOLKIT=12) ---------------------------
 #
 # The package index has no CUDA 12 nvcc (nvidia-cuda-nvcc-cu12 carries ptxas
