@@ -170,6 +170,7 @@ TEST_P(ElementwiseTest, AllDtypesSizesPlacements) {
   ForEachDtype([&](auto tag) {
     using S = decltype(tag);
     for (size_t n : kSizes) {
+      n = TestElements(n);
       for (Mem mem : {Mem::kHost, Mem::kDevice}) {
         for (size_t off : {0, 1}) RunElementwise<S>(op, n, mem, off);
       }
@@ -502,6 +503,7 @@ void RunReductions(size_t n, Mem mem, size_t off) {
 TEST(Reduce, AllDtypesSizesPlacements) {
   ForEachDtype([](auto tag) {
     for (size_t n : kSizes) {
+      n = TestElements(n);
       for (Mem mem : {Mem::kHost, Mem::kDevice}) {
         for (size_t off : {0, 1}) RunReductions<decltype(tag)>(n, mem, off);
       }
@@ -525,7 +527,7 @@ void RunSumDotPlacements(size_t n, size_t xoff, size_t yoff) {
 }
 
 TEST(Reduce, DeviceAlignmentsAndManyBlocks) {
-  for (size_t n : {size_t{17}, size_t{5000003}}) {
+  for (size_t n : {size_t{17}, TestElements(5000003)}) {
     for (auto [xo, yo] : {std::pair<size_t, size_t>{0, 0}, {1, 1}, {0, 1}, {3, 2}}) {
       RunSumDotPlacements<float>(n, xo, yo);
       RunSumDotPlacements<double>(n, xo, yo);
@@ -533,7 +535,7 @@ TEST(Reduce, DeviceAlignmentsAndManyBlocks) {
       RunSumDotPlacements<Half>(n, xo, yo);
     }
   }
-  RunSumDotPlacements<Half>(20000001, 5, 5);  // 8-element vectors past one wave
+  RunSumDotPlacements<Half>(TestElements(20000001), 5, 5);  // 8-element vectors past one wave
 }
 
 TEST(Reduce, FloatSumAccumulatesInDouble) {
@@ -547,7 +549,7 @@ TEST(Reduce, FloatSumAccumulatesInDouble) {
 
 TEST(Reduce, DeterministicRunToRun) {
   for (Mem mem : {Mem::kHost, Mem::kDevice}) {
-    const size_t n = 3000017;
+    const size_t n = TestElements(3000017);
     std::mt19937_64 rng(5);
     std::uniform_real_distribution<float> u(-1, 1);
     std::vector<float> x(n);

@@ -5,6 +5,8 @@
 #define CUBRIDGE_TESTS_TEST_UTIL_H_
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <algorithm>
@@ -17,6 +19,20 @@
 #include "gtest/gtest.h"
 
 namespace cubridge_test {
+
+// ---- Test sizes ---------------------------------------------------------------
+
+// n, or at most $CUBRIDGE_TEST_MAX_ELEMENTS when that is set: --config=aarch64
+// sets it, as its tests run under qemu-user, where the largest arrays (millions
+// of elements through the -O0 reference loops) take minutes. The cap keeps
+// several CPU grains (the threaded paths); a capped test says so on stderr.
+inline size_t TestElements(size_t n) {
+  const char* env = getenv("CUBRIDGE_TEST_MAX_ELEMENTS");
+  const size_t cap = env && *env ? strtoull(env, nullptr, 10) : 0;
+  if (cap == 0 || n <= cap) return n;
+  fprintf(stderr, "note: %zu elements capped at %zu (CUBRIDGE_TEST_MAX_ELEMENTS)\n", n, cap);
+  return cap;
+}
 
 // ---- 16-bit floats (reference conversions, round to nearest even) -----------
 

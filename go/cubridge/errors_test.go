@@ -162,6 +162,13 @@ func TestCUDABackendWithoutDevice(t *testing.T) {
 		t.Skip("a GPU is present")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCUDABackendWithoutDevice$", "-test.v")
+	if emulator := os.Getenv("CUBRIDGE_EMULATOR"); emulator != "" {
+		// Under qemu-user (--config=aarch64) the kernel cannot run the test
+		// binary itself: the emulator that runs this test runs the child too.
+		exe, err := os.Executable()
+		require.NoError(t, err)
+		cmd = exec.Command(emulator, append([]string{exe}, cmd.Args[1:]...)...)
+	}
 	cmd.Env = append(os.Environ(), "CUBRIDGE_BACKEND=cuda", "CUBRIDGE_TEST_CHILD=no-device")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "child test failed:\n%s", out)
