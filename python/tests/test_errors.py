@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 from typing import Any, Callable
 
 import numpy as np
@@ -393,6 +394,9 @@ def test_cuda_backend_without_gpu_raises_cubridge_errors(child: Any) -> None:
     assert out.stdout.split()[0] in ("DriverError", "NoDeviceError")
 
 
+@pytest.mark.skipif(
+    platform.machine() != "x86_64", reason="the CPU loops' wider copies exist on x86-64 only"
+)
 def test_unknown_cpu_feature_names_are_reported(child: Any) -> None:
     # CUBRIDGE_DISABLE_CPU_FEATURES turns the CPU loops' wider copies off; a name it does not
     # know is said on stderr and ignored, and the known one still takes effect.

@@ -89,7 +89,7 @@ func checkWheel(wheel string, out io.Writer) ([]string, error) {
 		}
 		fmt.Fprintf(out, "%s: needs glibc %s (tag %s allows %s); libraries %v\n",
 			f.Name, needs.glibc, tag, allowed, needs.libraries)
-		problems = append(problems, needs.problems(f.Name, allowed)...)
+		problems = append(problems, needs.problems(f.Name, allowed, tagArch(tag))...)
 	}
 	if objects == 0 && tag != "any" {
 		problems = append(problems, "platform tag "+tag+" but no shared object inside")
@@ -108,6 +108,7 @@ func readAll(f *zip.File) ([]byte, error) {
 
 // elfNeeds is what one shared object asks of the system.
 type elfNeeds struct {
+	arch        string // as wheel tags name it (elfArch)
 	glibc       version
 	libraries   []string
 	cxxVersions []string // GLIBCXX_/CXXABI_/GCC_ versions: the C++ runtime leaked in
@@ -121,6 +122,7 @@ func inspect(data []byte) (elfNeeds, error) {
 		return n, err
 	}
 	defer f.Close()
+	n.arch = elfArch[f.Machine]
 	if n.libraries, err = f.ImportedLibraries(); err != nil {
 		return n, err
 	}
@@ -151,19 +153,40 @@ func inspect(data []byte) (elfNeeds, error) {
 	return n, nil
 }
 
-// allowedLibraries are those every manylinux system provides (PEP 599/600).
+// allowedLibraries are those every manylinux system provides (PEP 599/600),
+// besides the dynamic loader of the architecture (dynamicLoader).
 var allowedLibraries = map[string]bool{
 	"libc.so.6": true, "libm.so.6": true, "libdl.so.2": true, "libpthread.so.0": true,
-	"librt.so.1": true, "libgcc_s.so.1": true, "ld-linux-x86-64.so.2": true,
+	"librt.so.1": true, "libgcc_s.so.1": true,
 }
 
-func (n elfNeeds) problems(name string, allowed version) []string {
+// dynamicLoader is glibc's dynamic loader of each architecture, which an object
+// may name (aarch64 objects do: _dl_find_object lives there).
+var dynamicLoader = map[string]string{
+	"x86_64": "ld-linux-x86-64.so.2", "aarch64": "ld-linux-aarch64.so.1", "i686": "ld-linux.so.2",
+	"ppc64le": "ld64.so.2", "s390x": "ld64.so.1", "riscv64": "ld-linux-riscv64-lp64d.so.1",
+}
+
+// tagArch is the architecture of a platform tag: manylinux_2_35_aarch64 -> aarch64.
+func tagArch(tag string) string {
+	for _, arch := range elfArch {
+		if strings.HasSuffix(tag, "_"+arch) {
+			return arch
+		}
+	}
+	return ""
+}
+
+func (n elfNeeds) problems(name string, allowed version, arch string) []string {
 	var p []string
+	if n.arch != arch {
+		p = append(p, fmt.Sprintf("%s is %s code in a wheel tagged for %q", name, n.arch, arch))
+	}
 	if allowed.less(n.glibc) {
 		p = append(p, fmt.Sprintf("%s needs glibc %s, more than the tag's %s", name, n.glibc, allowed))
 	}
 	for _, lib := range n.libraries {
-		if !allowedLibraries[lib] {
+		if !allowedLibraries[lib] && lib != dynamicLoader[arch] {
 			p = append(p, fmt.Sprintf("%s needs %s, which manylinux does not provide", name, lib))
 		}
 	}
