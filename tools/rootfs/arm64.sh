@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # An arm64 root filesystem for the Python side of --config=aarch64 (sourced by
 # tools/bazel; runs as root on the build machine).
 #
