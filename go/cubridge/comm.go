@@ -362,6 +362,8 @@ func buffers[T Number](send, recv, counted *Buffer[T]) operands {
 			p = send.ptr
 			if send != recv {
 				add(c, send, false)
+			} else {
+				c.inPlace = true // one argument: the C side passes recv as send
 			}
 		}
 		return p, recv.ptr, counted.n, c

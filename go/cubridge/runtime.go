@@ -35,6 +35,7 @@ typedef struct cbg_op {
 	double scalar;       // div's zero value, alpha, the fill value
 	int extra;           // prefetch's device; a collective's kind (then its op or root: extra2)
 	int extra2;
+	int in_place;        // a collective whose send is its recv (one argument, used once)
 	size_t count;        // a collective's count
 	cubridge_comm comm;
 	void* result;        // a reduction's result (Go memory: passed apart)
@@ -60,8 +61,9 @@ static cubridge_status cbg_launch(const cbg_op* o, const cbg_arg* a, void* resul
 	case CBG_MIN: return cubridge_min(dt, a[0].data, a[0].n, result, s);
 	case CBG_MAX: return cubridge_max(dt, a[0].data, a[0].n, result, s);
 	case CBG_COLLECTIVE: {
-		// recv is args[0], send (NULL for a broadcast's receivers) args[1].
-		const void* send = a[1].data;
+		// recv is args[0], send args[1]: recv itself in place, NULL for a
+		// broadcast's receivers.
+		const void* send = o->in_place ? a[0].data : a[1].data;
 		switch (o->extra) {
 		case CUBRIDGE_ALL_REDUCE:
 			return cubridge_comm_all_reduce(o->comm, dt, send, a[0].data, o->count, o->extra2, s);
@@ -174,16 +176,17 @@ const (
 // call is one op on Buffers as the runtime orders it: args[0] is what it
 // writes (a reduction reads args[0] and args[1]), then its inputs.
 type call struct {
-	op     callOp
-	scalar C.double // div's zero value, alpha, the fill value
-	extra  int      // prefetch's device; a collective's kind
-	extra2 int      // a collective's op or root
-	count  int      // a collective's count
-	comm   C.cubridge_comm
-	args   [3]C.cbg_arg
-	n      int
-	host   unsafe.Pointer // the data of the argument in host memory (a Go slice), if any
-	result unsafe.Pointer // a reduction's result (Go memory)
+	op      callOp
+	scalar  C.double // div's zero value, alpha, the fill value
+	extra   int      // prefetch's device; a collective's kind
+	extra2  int      // a collective's op or root
+	inPlace bool     // a collective whose send is its recv
+	count   int      // a collective's count
+	comm    C.cubridge_comm
+	args    [3]C.cbg_arg
+	n       int
+	host    unsafe.Pointer // the data of the argument in host memory (a Go slice), if any
+	result  unsafe.Pointer // a reduction's result (Go memory)
 }
 
 // buffer adds memory as the next argument, read or written.
@@ -211,6 +214,9 @@ func (c *call) run(sh C.cubridge_stream) C.cubridge_status { return c.runRecorde
 func (c *call) runRecorded(sh C.cubridge_stream, record bool) C.cubridge_status {
 	op := C.cbg_op{op: C.int(c.op), scalar: c.scalar, extra: C.int(c.extra), extra2: C.int(c.extra2),
 		count: C.size_t(c.count), comm: c.comm}
+	if c.inPlace {
+		op.in_place = 1
+	}
 	rel := C.int(0)
 	if record {
 		rel = 1
