@@ -181,6 +181,10 @@ CUBRIDGE_API cubridge_status cubridge_call_add(cubridge_call* call, cubridge_vie
 
 CUBRIDGE_API cubridge_status cubridge_call_end(cubridge_call* call, cubridge_status status) {
   const char* fn = "cubridge_call_end";
+  // A device hint given inside the call and not taken (its work was a copy or
+  // a collective, no op) must not reach the thread's next op: host arrays
+  // there would be launched on as device memory.
+  (void)take_assumed_device();
   if (call == nullptr) return status;
   if (status == CUBRIDGE_OK && !call->capturing && !on_cpu()) {
     for (int i = 0; i < call->count && status == CUBRIDGE_OK; ++i) {

@@ -285,6 +285,35 @@ TEST(RuntimeCall, GathersCheckedArguments) {
   EXPECT_EQ(cubridge_array_destroy(out), CUBRIDGE_OK);
 }
 
+// A front end gives the call's device as a hint (cubridge_assume_device) for
+// the op it runs; when the call's work is a copy, nothing takes the hint, and
+// it must end with the call: the thread's next op, on host memory, would else
+// be launched on the GPU as if that memory were the device's.
+TEST(RuntimeCall, DeviceHintEndsWithTheCall) {
+  if (!OnCuda()) GTEST_SKIP() << "needs a GPU: on the CPU backend every pointer is host memory";
+  const size_t n = size_t{1} << 22;
+  void* d = nullptr;
+  ASSERT_EQ(cubridge_malloc_async(CUBRIDGE_MEMORY_DEVICE, n * 4, 0, nullptr, &d), CUBRIDGE_OK);
+  std::vector<float> host(n, 1.0f);
+  View vd("d", d, static_cast<int64_t>(n), CUBRIDGE_MEMORY_DEVICE);
+  cubridge_call c;
+  memset(&c, 0, sizeof(c));
+  c.struct_size = sizeof(c);
+  ASSERT_EQ(cubridge_call_begin(&c, nullptr, 0), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_call_add(&c, &vd.v, CUBRIDGE_ACCESS_WRITE), CUBRIDGE_OK);
+  ASSERT_EQ(c.device, 0);
+  ASSERT_EQ(cubridge_assume_device(c.device), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_memcpy(d, host.data(), n * 4, c.stream), CUBRIDGE_OK);
+  ASSERT_EQ(cubridge_call_end(&c, CUBRIDGE_OK), CUBRIDGE_OK) << cubridge_last_error();
+  // Host memory: the op runs on the host and is done when it returns.
+  ASSERT_EQ(cubridge_scale(CUBRIDGE_FLOAT32, 3.0, host.data(), n, nullptr), CUBRIDGE_OK)
+      << cubridge_last_error();
+  EXPECT_EQ(host[0], 3.0f);
+  EXPECT_EQ(host[n - 1], 3.0f);
+  EXPECT_EQ(cubridge_device_synchronize(), CUBRIDGE_OK) << cubridge_last_error();
+  EXPECT_EQ(cubridge_free_async(CUBRIDGE_MEMORY_DEVICE, d, nullptr), CUBRIDGE_OK);
+}
+
 TEST(RuntimeDevice, EnterAndLeave) {
   int previous = -5;
   ASSERT_EQ(cubridge_device_enter(0, &previous), CUBRIDGE_OK) << cubridge_last_error();

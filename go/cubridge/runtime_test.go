@@ -1,6 +1,7 @@
 package cubridge_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -161,4 +162,34 @@ func TestCaptureEndsWhateverTheCallbackDoes(t *testing.T) {
 	after, err := cubridge.ReadMemoryStats(0)
 	require.NoError(t, err)
 	assert.Equal(t, before.InUseBytes-4096, after.InUseBytes, "the held free went ahead")
+}
+
+// TestHostOpAfterBufferCopy: Copy between two device Buffers is a runtime
+// call over one device's memory that runs no op, so the device hint its call
+// gives is never taken. It must end with the call: else the next host-slice
+// op on the same OS thread ran as a kernel on Go memory (zeros, then an
+// illegal address: issue 41's two-GPU failure after TestCommLocal's
+// collectives, whose calls give the hint the same way).
+func TestHostOpAfterBufferCopy(t *testing.T) {
+	if b, err := cubridge.Backend(); err != nil || b != cubridge.BackendCUDA {
+		t.Skip("needs the CUDA backend: on the CPU backend every pointer is host memory")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const n = 1 << 22
+	src, err := cubridge.NewDevice[float32](n)
+	require.NoError(t, err)
+	defer src.Free()
+	dst, err := cubridge.NewDevice[float32](n)
+	require.NoError(t, err)
+	defer dst.Free()
+	require.NoError(t, cubridge.Copy(dst, src, nil))
+	host := make([]float32, n)
+	for i := range host {
+		host[i] = 1
+	}
+	require.NoError(t, cubridge.Scale(3, host))
+	assert.Equal(t, float32(3), host[0])
+	assert.Equal(t, float32(3), host[n-1])
+	require.NoError(t, cubridge.Synchronize())
 }

@@ -165,7 +165,8 @@ CUBRIDGE_API cubridge_status cubridge_device_mem_info(int device, size_t* free_b
  * every pointer it gets as device-accessible memory of `device` (the producer
  * said so: DLPack kDLCUDA/kDLCUDAManaged device_id, a torch/CuPy device
  * index), and skips its pointer lookups. Cleared by that next op whatever its
- * outcome; -1 clears it now. An invalid device is CUBRIDGE_ERR_INVALID_ARGUMENT
+ * outcome, and by cubridge_call_end (a hint given inside a runtime call lasts
+ * no longer than the call); -1 clears it now. An invalid device is CUBRIDGE_ERR_INVALID_ARGUMENT
  * (and clears it). On the CPU backend only 0 is accepted (and changes
  * nothing: every pointer is host memory there). */
 CUBRIDGE_API cubridge_status cubridge_assume_device(int device);
