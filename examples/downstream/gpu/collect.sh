@@ -11,7 +11,9 @@ dir="${1:-../../.artifacts}"
 targets=(//saxpy:wheel //quantize:wheel //gemm:wheel @cubridge//python:wheel
   //saxpy:saxpy_vectors_test //saxpy:saxpy_test //quantize:quantize_vectors_test
   //quantize:quantize_test //gemm:gemm_cc_test //gemm/gemmgo:gemmgo_test)
-# BUILD_FLAGS: Bazel flags (default --config=ci: sm_90 only, the H200).
+# BUILD_FLAGS: Bazel flags (default --config=ci: sm_90 only, the H200);
+# "--config=ci --config=aarch64": the same for a GH200 host (aarch64 wheels and
+# binaries; built and run under qemu here, never on such a host).
 flags="${BUILD_FLAGS:---config=ci}"
 # shellcheck disable=SC2086
 ../../tools/bazel build ${flags} "${targets[@]}"

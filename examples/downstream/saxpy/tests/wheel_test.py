@@ -19,7 +19,9 @@ def one_wheel(directory):
 
 def test_wheel_contents_and_import(tmp_path):
     wheel = one_wheel(os.environ["MYSAXPY_WHEEL"])
-    assert re.fullmatch(r"mysaxpy-0\.1\.0-cp311-abi3-manylinux_2_\d+_x86_64\.whl", os.path.basename(wheel)), wheel
+    # The target's architecture (WHEEL_ARCH: x86_64, or aarch64 under --config=aarch64).
+    arch = os.environ["WHEEL_ARCH"]
+    assert re.fullmatch(rf"mysaxpy-0\.1\.0-cp311-abi3-manylinux_2_\d+_{arch}\.whl", os.path.basename(wheel)), wheel
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         metadata = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
