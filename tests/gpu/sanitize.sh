@@ -7,7 +7,8 @@
 # to OUT_DIR/sanitize-TOOL.log; the last line sums the findings. Exit status 1
 # when any tool reports an error. GTEST_FILTER narrows the tests (racecheck and
 # initcheck are slow: the default leaves out the large benchmarks-like tests).
-# SANITIZE_PYTHON=1 PKG=DIR adds the Python tests under memcheck's leak check.
+# SANITIZE_PYTHON=1 PKG=DIR adds the Python tests under memcheck's leak check
+# (PYTEST_ARGS: more pytest arguments, e.g. --ignore=FILE).
 set -uo pipefail
 art="$(cd "$1" && pwd)"
 out="$2"
@@ -50,9 +51,10 @@ tools=" ${SANITIZE_TOOLS-memcheck racecheck initcheck synccheck} "
 if [[ "${SANITIZE_PYTHON:-0}" == 1 ]]; then
   log="${out}/sanitize-python.log"
   echo "=== compute-sanitizer --tool memcheck --leak-check full: python/tests"
+  # shellcheck disable=SC2086
   timeout "${SANITIZE_TIMEOUT:-900}" "${cs}" --tool memcheck "${common[@]}" --leak-check full \
     env PYTHONPATH="${PKG:?PKG: the installed wheel}" python3 tests/gpu/pytest_without_peers.py \
-    -p no:cacheprovider -q ${PYTEST_FILTER:+-k "${PYTEST_FILTER}"} python/tests >"${log}" 2>&1
+    -p no:cacheprovider -q ${PYTEST_ARGS:-} python/tests >"${log}" 2>&1
   rc=$?
   n="$(grep -oE 'ERROR SUMMARY: [0-9]+' "${log}" | tail -n1 | grep -oE '[0-9]+' || true)"
   echo "python memcheck: exit ${rc}, ${n:-?} errors; $(grep -E 'LEAK SUMMARY|[0-9]+ (passed|failed)' "${log}" | tail -n 2 | tr '\n' ' ')"
