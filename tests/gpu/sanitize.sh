@@ -51,10 +51,18 @@ tools=" ${SANITIZE_TOOLS-memcheck racecheck initcheck synccheck} "
 if [[ "${SANITIZE_PYTHON:-0}" == 1 ]]; then
   log="${out}/sanitize-python.log"
   echo "=== compute-sanitizer --tool memcheck --leak-check full: python/tests"
+  # test_no_visible_gpu is left out: the sanitizer's child processes see the
+  # GPU whatever CUDA_VISIBLE_DEVICES says (its "no device" child computed).
+  # --show-backtrace device: a host backtrace saved for each allocation holds
+  # the Python frames of its call stack, and with them the Arrays in their
+  # locals, which then outlive their last use and are reported leaked (seen:
+  # an Array returned from a function kept a reference count of 3, not 2).
   # shellcheck disable=SC2086
   timeout "${SANITIZE_TIMEOUT:-900}" "${cs}" --tool memcheck "${common[@]}" --leak-check full \
+    --show-backtrace device \
     env PYTHONPATH="${PKG:?PKG: the installed wheel}" python3 tests/gpu/pytest_without_peers.py \
-    -p no:cacheprovider -q ${PYTEST_ARGS:-} python/tests >"${log}" 2>&1
+    -p no:cacheprovider -q ${PYTEST_ARGS:-} python/tests \
+    --deselect python/tests/test_gpu_faults.py::test_no_visible_gpu >"${log}" 2>&1
   rc=$?
   n="$(grep -oE 'ERROR SUMMARY: [0-9]+' "${log}" | tail -n1 | grep -oE '[0-9]+' || true)"
   echo "python memcheck: exit ${rc}, ${n:-?} errors; $(grep -E 'LEAK SUMMARY|[0-9]+ (passed|failed)' "${log}" | tail -n 2 | tr '\n' ' ')"
