@@ -25,7 +25,8 @@ type runSpec struct {
 	timeout time.Duration
 	// isolate runs the command as the first process of a PID namespace of its
 	// own (needs root): when it ends, is killed, or the worker dies, every
-	// process it started dies with it.
+	// process it started dies with it. It has a mount namespace of its own
+	// too, with a /proc of its PID namespace (isolate.go).
 	isolate bool
 }
 
@@ -94,15 +95,29 @@ func runCommand(ctx context.Context, s runSpec) (runResult, error) {
 	}
 	defer stderr.Close()
 
-	attr := &syscall.SysProcAttr{Chroot: s.rootfs, Pdeathsig: syscall.SIGKILL}
-	if s.isolate {
-		attr.Cloneflags = syscall.CLONE_NEWPID
-	} else {
-		attr.Setpgid = true
-	}
+	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd := &exec.Cmd{
 		Path: prog, Args: s.args, Env: s.env, Dir: s.dir,
 		Stdout: stdout, Stderr: stderr, SysProcAttr: attr,
+	}
+	if s.isolate {
+		// The worker itself starts in the new namespaces, mounts the
+		// action's /proc, enters the root and becomes the command
+		// (isolate.go).
+		// The program must be there to run: the helper could only exit.
+		if _, err := os.Stat(filepath.Join("/", s.rootfs, prog)); err != nil {
+			return runResult{}, fmt.Errorf("%w: %s: %v", errNoProgram, prog, err)
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return runResult{}, err
+		}
+		attr.Cloneflags = syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+		cmd.Path, cmd.Dir = self, "/"
+		cmd.Args = append([]string{self}, actionInitArgs(s.rootfs, s.dir, prog, s.args)...)
+	} else {
+		attr.Chroot = s.rootfs
+		attr.Setpgid = true
 	}
 	if cmd.Env == nil {
 		cmd.Env = []string{} // nil would mean: inherit the worker's
