@@ -74,6 +74,26 @@ func TestRunCommandResolvesRelativeProgramsAgainstTheWorkingDirectory(t *testing
 	assert.Equal(t, "relative\n", readString(t, s.stdout))
 }
 
+// A program given by a relative path, or found through a relative PATH
+// entry, is executed by that relative path, as Bazel does locally: a script
+// sees it as $0 (nvcc's wrapper finds the toolkit from it, and nvcc writes
+// what it finds into device-link objects).
+func TestRunCommandExecutesRelativeProgramsByTheirRelativePath(t *testing.T) {
+	s := testSpec(t, "tools/run.sh")
+	writeFile(t, filepath.Join(s.dir, "tools/run.sh"), "#!/bin/sh\necho \"$0\"\n", 0o755)
+	res, err := runCommand(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.exitCode, readString(t, s.stderr))
+	assert.Equal(t, "tools/run.sh\n", readString(t, s.stdout))
+
+	s.args = []string{"run.sh"}
+	s.env = []string{"PATH=/usr/bin:/bin:tools"}
+	res, err = runCommand(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.exitCode, readString(t, s.stderr))
+	assert.Equal(t, "tools/run.sh\n", readString(t, s.stdout))
+}
+
 func TestRunCommandMissingProgram(t *testing.T) {
 	_, err := runCommand(context.Background(), testSpec(t, "no-such-program-here"))
 	assert.ErrorIs(t, err, errNoProgram)
