@@ -128,6 +128,39 @@ func TestAnalyze(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, r.notRemote)
 	assert.Contains(t, r.text, "other 1")
+	assert.Contains(t, r.text, "not remote (runner, mnemonic, count, targets):")
+	assert.Contains(t, r.text, `"processwrapper-sandbox"     GoCompilePkg 1: //b:b`)
+
+	// A failed spawn is named.
+	spawns[1].ExitCode = 2
+	r, err = analyze(spawns, nil, []int{1}, 10)
+	require.NoError(t, err)
+	assert.Contains(t, r.text, "FAILED (exit 2): CppLink //a:test (remote)")
+}
+
+func TestCompare(t *testing.T) {
+	local, err := readOutputs(strings.NewReader(testLog))
+	require.NoError(t, err)
+	remote, err := readOutputs(strings.NewReader(strings.NewReplacer(
+		`"hash": "bin"`, `"hash": "bin2"`, // the link differs (and the test's input with it)
+		`"hash": "log"`, `"hash": "log2"`, // a test log differs: counted apart
+		`"bazel-out/bin/b/b.a"`, `"bazel-out/bin/b/other.a"`, // a path only one wrote
+	).Replace(testLog)))
+	require.NoError(t, err)
+	c := compare(local, remote, "local", "remote", 10)
+	t.Log("\n" + c.text)
+	assert.Equal(t, 1, c.different)
+	for _, want := range []string{
+		"outputs in both logs: 2 build outputs, 1 identical, 1 different; test outputs (testlogs/): 0 identical, 1 different",
+		"outputs only in local: 1; only in remote: 1",
+		"different build outputs by mnemonic: CppLink 1",
+		"CppLink        //a:test                                 bazel-out/bin/a/test  bin/5000 vs bin2/5000",
+	} {
+		assert.Contains(t, c.text, want)
+	}
+	c = compare(local, local, "local", "local", 10)
+	assert.Zero(t, c.different)
+	assert.Contains(t, c.text, "3 build outputs, 3 identical, 0 different")
 }
 
 func TestReadJournalsKeepsTheLastEnd(t *testing.T) {

@@ -90,6 +90,7 @@ func analyze(spawns []spawnExec, runs map[string]ran, counts []int, top int) (re
 	for _, name := range sortedKeys(runners) {
 		p("  runner %-28q %d\n", name, runners[name])
 	}
+	notRemoteReport(p, spawns)
 	p("executed: %d spawns; their commands ran %s in all; Bazel's time for them less queueing %s (queued %s)\n",
 		executedN, secs(work), secs(cost), secs(queued))
 	p("input bytes: %s summed over the executed spawns (a worker with no cache fetches them all), %s distinct (%d blobs); output bytes: %s\n",
@@ -198,6 +199,52 @@ func journalReport(p func(string, ...any), spawns []spawnExec, runs map[string]r
 	for _, i := range strays {
 		s := &spawns[i]
 		p("  STRAY: %s %s ran on %s without asking for a GPU\n", s.Mnemonic, s.TargetLabel, runs[s.Digest.Hash].Worker)
+	}
+}
+
+// notRemoteReport lists the spawns that neither ran remotely nor were remote
+// cache hits (what -require-remote fails on), by runner and mnemonic, with
+// their targets, and the spawns whose command failed.
+func notRemoteReport(p func(string, ...any), spawns []spawnExec) {
+	type group struct {
+		n       int
+		targets []string
+	}
+	groups := map[string]*group{}
+	var failed []int
+	for i := range spawns {
+		s := &spawns[i]
+		if s.ExitCode != 0 {
+			failed = append(failed, i)
+		}
+		if s.remote() || (s.cached() && strings.Contains(s.Runner, "remote")) {
+			continue
+		}
+		key := fmt.Sprintf("%-28q %s", s.Runner, s.Mnemonic)
+		g := groups[key]
+		if g == nil {
+			g = &group{}
+			groups[key] = g
+		}
+		g.n++
+		if len(g.targets) < 5 {
+			g.targets = append(g.targets, s.TargetLabel)
+		}
+	}
+	if len(groups) > 0 {
+		p("not remote (runner, mnemonic, count, targets):\n")
+		for _, key := range sortedKeys(groups) {
+			g := groups[key]
+			more := ""
+			if g.n > len(g.targets) {
+				more = " ..."
+			}
+			p("  %s %d: %s%s\n", key, g.n, strings.Join(g.targets, " "), more)
+		}
+	}
+	for _, i := range failed {
+		s := &spawns[i]
+		p("  FAILED (exit %d): %s %s (%s)\n", s.ExitCode, s.Mnemonic, s.TargetLabel, s.Runner)
 	}
 }
 

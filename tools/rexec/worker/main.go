@@ -108,6 +108,7 @@ func parseFlags(args []string) (*options, error) {
 }
 
 func main() {
+	maybeActionInit()
 	log.SetFlags(log.Ldate | log.Ltime | log.Lmicroseconds)
 	o, err := parseFlags(os.Args[1:])
 	if err != nil {

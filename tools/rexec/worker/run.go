@@ -25,7 +25,8 @@ type runSpec struct {
 	timeout time.Duration
 	// isolate runs the command as the first process of a PID namespace of its
 	// own (needs root): when it ends, is killed, or the worker dies, every
-	// process it started dies with it.
+	// process it started dies with it. It has a mount namespace of its own
+	// too, with a /proc of its PID namespace (isolate.go).
 	isolate bool
 }
 
@@ -43,16 +44,19 @@ var errNoProgram = errors.New("program not found")
 
 // resolveProgram finds the program of args[0] as seen from inside the rootfs:
 // an absolute path, a path relative to the working directory, or a bare name
-// looked up in the command's own PATH (REAPI's rule).
+// looked up in the command's own PATH (REAPI's rule). The path it returns is
+// the one to execute, relative to the working directory when args[0] or the
+// PATH entry is, as Bazel executes it locally: a script sees that path as $0
+// (the kernel hands the interpreter the executed path), and tools that find
+// their files from it write it into their outputs (nvcc, through cubridge's
+// wrapper, put it into device-link objects: absolute paths of the worker's
+// directory made them differ from a local build).
 func resolveProgram(rootfs, dir, arg0 string, env []string) (string, error) {
 	if arg0 == "" {
 		return "", errors.New("the command has no arguments")
 	}
 	if strings.Contains(arg0, "/") {
-		if filepath.IsAbs(arg0) {
-			return arg0, nil
-		}
-		return filepath.Join(dir, arg0), nil
+		return arg0, nil
 	}
 	pathVar := "/usr/bin:/bin"
 	for _, kv := range env {
@@ -64,16 +68,24 @@ func resolveProgram(rootfs, dir, arg0 string, env []string) (string, error) {
 		if d == "" {
 			d = "."
 		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
 		candidate := filepath.Join(d, arg0)
-		info, err := os.Stat(filepath.Join(rootfs, candidate))
+		if !strings.Contains(candidate, "/") {
+			candidate = "./" + candidate // PATH's ".": a path, not a name to look up
+		}
+		info, err := os.Stat(inRoot(rootfs, dir, candidate))
 		if err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
 			return candidate, nil
 		}
 	}
 	return "", fmt.Errorf("%w: %q is in no directory of PATH=%s", errNoProgram, arg0, pathVar)
+}
+
+// inRoot is where path, as the command sees it from dir, lies on this machine.
+func inRoot(rootfs, dir, path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	return filepath.Join("/", rootfs, path)
 }
 
 // runCommand runs the command to its end, its timeout, or ctx's cancellation
@@ -94,15 +106,29 @@ func runCommand(ctx context.Context, s runSpec) (runResult, error) {
 	}
 	defer stderr.Close()
 
-	attr := &syscall.SysProcAttr{Chroot: s.rootfs, Pdeathsig: syscall.SIGKILL}
-	if s.isolate {
-		attr.Cloneflags = syscall.CLONE_NEWPID
-	} else {
-		attr.Setpgid = true
-	}
+	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd := &exec.Cmd{
 		Path: prog, Args: s.args, Env: s.env, Dir: s.dir,
 		Stdout: stdout, Stderr: stderr, SysProcAttr: attr,
+	}
+	if s.isolate {
+		// The worker itself starts in the new namespaces, mounts the
+		// action's /proc, enters the root and becomes the command
+		// (isolate.go).
+		// The program must be there to run: the helper could only exit.
+		if _, err := os.Stat(inRoot(s.rootfs, s.dir, prog)); err != nil {
+			return runResult{}, fmt.Errorf("%w: %s: %v", errNoProgram, prog, err)
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return runResult{}, err
+		}
+		attr.Cloneflags = syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+		cmd.Path, cmd.Dir = self, "/"
+		cmd.Args = append([]string{self}, actionInitArgs(s.rootfs, s.dir, prog, s.args)...)
+	} else {
+		attr.Chroot = s.rootfs
+		attr.Setpgid = true
 	}
 	if cmd.Env == nil {
 		cmd.Env = []string{} // nil would mean: inherit the worker's

@@ -14,6 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestMain: an isolated command starts as the worker binary (here the test
+// binary) in its new namespaces (isolate.go).
+func TestMain(m *testing.M) {
+	maybeActionInit()
+	os.Exit(m.Run())
+}
+
 func testSpec(t *testing.T, args ...string) runSpec {
 	dir := t.TempDir()
 	return runSpec{
@@ -40,6 +47,24 @@ func TestRunCommandExitCodeStreamsAndOnlyItsEnvironment(t *testing.T) {
 	assert.Equal(t, "oops\n", readString(t, s.stderr))
 }
 
+// An isolated command sees a /proc of its own PID namespace: it is process 1
+// there, and /proc/self is itself (with the worker's /proc it would be
+// another number), as Go's and Python's process tests expect.
+func TestRunCommandIsolatedHasItsOwnProc(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("isolation needs root")
+	}
+	s := testSpec(t, "sh", "-c", `read pid rest < /proc/self/stat; echo "$$ $pid $(cat /proc/1/comm)"`)
+	res, err := runCommand(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.exitCode, readString(t, s.stderr))
+	assert.Equal(t, "1 1 sh\n", readString(t, s.stdout))
+	// The worker's own /proc is untouched.
+	self, err := os.Readlink("/proc/self")
+	require.NoError(t, err)
+	assert.Equal(t, strconv.Itoa(os.Getpid()), self)
+}
+
 func TestRunCommandResolvesRelativeProgramsAgainstTheWorkingDirectory(t *testing.T) {
 	s := testSpec(t, "tools/run.sh")
 	writeFile(t, filepath.Join(s.dir, "tools/run.sh"), "#!/bin/sh\necho relative\n", 0o755)
@@ -47,6 +72,26 @@ func TestRunCommandResolvesRelativeProgramsAgainstTheWorkingDirectory(t *testing
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.exitCode)
 	assert.Equal(t, "relative\n", readString(t, s.stdout))
+}
+
+// A program given by a relative path, or found through a relative PATH
+// entry, is executed by that relative path, as Bazel does locally: a script
+// sees it as $0 (nvcc's wrapper finds the toolkit from it, and nvcc writes
+// what it finds into device-link objects).
+func TestRunCommandExecutesRelativeProgramsByTheirRelativePath(t *testing.T) {
+	s := testSpec(t, "tools/run.sh")
+	writeFile(t, filepath.Join(s.dir, "tools/run.sh"), "#!/bin/sh\necho \"$0\"\n", 0o755)
+	res, err := runCommand(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.exitCode, readString(t, s.stderr))
+	assert.Equal(t, "tools/run.sh\n", readString(t, s.stdout))
+
+	s.args = []string{"run.sh"}
+	s.env = []string{"PATH=/usr/bin:/bin:tools"}
+	res, err = runCommand(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.exitCode, readString(t, s.stderr))
+	assert.Equal(t, "tools/run.sh\n", readString(t, s.stdout))
 }
 
 func TestRunCommandMissingProgram(t *testing.T) {
