@@ -21,7 +21,7 @@ func testExecutor(t *testing.T, c *casClient, gpus int) *executor {
 	require.NoError(t, err)
 	return &executor{
 		cas: c, platform: p, name: "test-worker", workDir: t.TempDir(),
-		isolate: os.Geteuid() == 0, defaultTimeout: time.Minute, maxTimeout: time.Hour,
+		isolate: canIsolate(), defaultTimeout: time.Minute, maxTimeout: time.Hour,
 	}
 }
 

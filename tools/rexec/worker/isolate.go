@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -19,6 +21,34 @@ import (
 // Bazel's linux-sandbox does the same for the same reason.
 const actionInitArg = "--rexec-action-init"
 
+// isolationProbeArg, as the worker's first argument, only tries the first step
+// of actionInit in new namespaces, and exits 0 when it works.
+const isolationProbeArg = "--rexec-isolation-probe"
+
+// canIsolate reports whether actions can get namespaces of their own here: as
+// root, and where this process's root directory is a mount point. Inside a
+// chroot whose root is not one (tools/bazel runs Bazel, and so the worker's
+// own tests, in such a chroot) the mounts cannot be made private
+// (EINVAL), and a /proc mounted then could reach the parent namespace.
+var canIsolate = sync.OnceValue(func() bool {
+	if os.Geteuid() != 0 {
+		return false
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	cmd := exec.Command(self, isolationProbeArg)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
+	return cmd.Run() == nil
+})
+
+// privateMounts makes every mount of this (new) mount namespace private, so
+// that mounts made here stay here.
+func privateMounts() error {
+	return syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, "")
+}
+
 // actionInitArgs: the worker's arguments that run args in root (""
 // for this machine's) and dir.
 func actionInitArgs(root, dir, prog string, args []string) []string {
@@ -32,7 +62,7 @@ func actionInit(argv []string) error {
 	}
 	root, dir, prog, args := argv[0], argv[1], argv[2], argv[3:]
 	// Mounts made here stay in this namespace.
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+	if err := privateMounts(); err != nil {
 		return fmt.Errorf("making the action's mounts private: %w", err)
 	}
 	proc := filepath.Join("/", root, "proc")
@@ -54,8 +84,15 @@ func actionInit(argv []string) error {
 }
 
 // maybeActionInit: when the worker was started as an action's first process,
-// become the action (or exit 127 saying why not).
+// become the action (or exit 127 saying why not); as the isolation probe,
+// exit with its answer.
 func maybeActionInit() {
+	if len(os.Args) > 1 && os.Args[1] == isolationProbeArg {
+		if privateMounts() != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == actionInitArg {
 		err := actionInit(os.Args[2:])
 		fmt.Fprintf(os.Stderr, "worker: starting the action: %v\n", err)

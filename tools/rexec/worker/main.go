@@ -159,7 +159,7 @@ func run(o *options) error {
 	}
 	exec := &executor{
 		cas: newCASClient(conn, o.instance, batchLimit), cache: cache, platform: plat, name: o.name,
-		rootfs: o.rootfs, workDir: o.workDir, isolate: os.Geteuid() == 0,
+		rootfs: o.rootfs, workDir: o.workDir, isolate: canIsolate(),
 		defaultTimeout: o.defaultTimeout, maxTimeout: o.maxTimeout, keepFailed: o.keepFailed, journal: jr,
 	}
 	b := &bot{
