@@ -108,10 +108,9 @@ static cubridge_status cbg_call(const cbg_op* o, const cbg_arg* in, int count, v
 		v[i].array = args[i].array;
 		st = cubridge_call_add(&c, &v[i], args[i].access);
 	}
-	// The hint is for ops that route their pointers (elementwise ops and
-	// reductions), not copies, prefetches or collectives.
-	int routes = o->op < CBG_COPY || (o->op >= CBG_SUM && o->op <= CBG_MAX);
-	if (st == CUBRIDGE_OK && routes && c.device >= 0) st = cubridge_assume_device(c.device);
+	// A hint that the op does not take (a copy, a prefetch, a collective) ends
+	// with the call (cubridge_call_end).
+	if (st == CUBRIDGE_OK && c.device >= 0) st = cubridge_assume_device(c.device);
 	if (st == CUBRIDGE_OK) st = cbg_launch(o, args, result, c.stream);
 	if (!release && st == CUBRIDGE_OK) c.count = 0; // recorded later (cbg_release)
 	return cubridge_call_end(&c, st);
