@@ -22,6 +22,20 @@ cs="${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}"
 common=(--error-exitcode 99 --report-api-errors no --print-limit 100 --nvtx yes)
 total=0
 status=0
+# findings LOG: the error count of a tool's summary line in LOG, or "?".
+findings() {
+  local n
+  n="$(grep -oE 'ERROR SUMMARY: [0-9]+' "$1" | tail -n1 | grep -oE '[0-9]+' || true)"
+  # racecheck sums up its own way: "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)".
+  [[ -z "${n}" ]] && n="$(grep -oE 'RACECHECK SUMMARY: .*\(([0-9]+) error' "$1" | tail -n1 | grep -oE '[0-9]+ error' | grep -oE '[0-9]+' || true)"
+  echo "${n:-?}"
+}
+# tally RC N: a run's exit status and findings into the totals.
+tally() {
+  [[ "$2" =~ ^[0-9]+$ ]] && total=$((total + $2))
+  [[ $1 -ne 0 ]] && status=1
+  return 0
+}
 run() { # run TOOL EXTRA_FLAGS...
   local tool="$1"
   shift
@@ -31,14 +45,10 @@ run() { # run TOOL EXTRA_FLAGS...
     "${art}/cubridge_test" --gtest_filter="${GTEST_FILTER:-*}" >"${log}" 2>&1
   local rc=$?
   local n
-  n="$(grep -oE 'ERROR SUMMARY: [0-9]+' "${log}" | tail -n1 | grep -oE '[0-9]+' || true)"
-  # racecheck sums up its own way: "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)".
-  [[ -z "${n}" ]] && n="$(grep -oE 'RACECHECK SUMMARY: .*\(([0-9]+) error' "${log}" | tail -n1 | grep -oE '[0-9]+ error' | grep -oE '[0-9]+' || true)"
-  [[ -z "${n}" ]] && n="?"
+  n="$(findings "${log}")"
   echo "${tool}: exit ${rc}, ${n} errors ($(grep -cE '^\[  PASSED  \]|^\[  FAILED  \]' "${log}") gtest summaries)"
   grep -E '^\[  (PASSED|FAILED)  \]' "${log}" | tail -n 2
-  [[ "${n}" =~ ^[0-9]+$ ]] && total=$((total + n))
-  [[ ${rc} -ne 0 ]] && status=1
+  tally "${rc}" "${n}"
 }
 # SANITIZE_TOOLS picks the tools over the C++ suite (default: all four; "" none).
 tools=" ${SANITIZE_TOOLS-memcheck racecheck initcheck synccheck} "
@@ -75,10 +85,9 @@ if [[ "${SANITIZE_PYTHON:-0}" == 1 ]]; then
     -p no:cacheprovider -q ${PYTEST_ARGS:-} python/tests \
     --deselect python/tests/test_gpu_faults.py::test_no_visible_gpu >"${log}" 2>&1
   rc=$?
-  n="$(grep -oE 'ERROR SUMMARY: [0-9]+' "${log}" | tail -n1 | grep -oE '[0-9]+' || true)"
-  echo "python memcheck: exit ${rc}, ${n:-?} errors; $(grep -E 'LEAK SUMMARY|[0-9]+ (passed|failed)' "${log}" | tail -n 2 | tr '\n' ' ')"
-  [[ "${n}" =~ ^[0-9]+$ ]] && total=$((total + n))
-  [[ ${rc} -ne 0 ]] && status=1
+  n="$(findings "${log}")"
+  echo "python memcheck: exit ${rc}, ${n} errors; $(grep -E 'LEAK SUMMARY|[0-9]+ (passed|failed)' "${log}" | tail -n 2 | tr '\n' ' ')"
+  tally "${rc}" "${n}"
 fi
 echo "compute-sanitizer: ${total} findings in all (logs in ${out}/sanitize-*.log)"
 exit ${status}
