@@ -6,9 +6,13 @@
 //
 // Usage:
 //
-//	wheelcheck WHEEL...                           check wheels
+//	wheelcheck [-external GLOB]... WHEEL...       check wheels
 //	wheelcheck tag [-expect TAG] [-out FILE] SO...  the platform tag shared objects need
 //	wheelcheck retag -platform TAG|auto -out-dir DIR WHEEL  the wheel under that tag
+//
+// -external names a library the wheel's requirements provide, not the system
+// (libcublas.so.* from nvidia-cublas): a shell pattern on the soname, as
+// auditwheel's --exclude; a wheel may need it. Repeat it for several.
 //
 // The tag is manylinux_X_Y_ARCH from the newest GLIBC_X.Y symbol version; retag
 // serves cubridge's py_wheel, which derives it (platform = "auto") or checks a
@@ -19,6 +23,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"debug/elf"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,13 +40,21 @@ func main() {
 		}
 		return
 	}
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: wheelcheck WHEEL...")
+	flags := flag.NewFlagSet("wheelcheck", flag.ExitOnError)
+	var external patterns
+	flags.Var(&external, "external", "a `GLOB` of sonames the wheel's requirements provide (repeatable)")
+	flags.Usage = func() {
+		fmt.Fprintln(flags.Output(), "usage: wheelcheck [-external GLOB]... WHEEL...")
+		flags.PrintDefaults()
+	}
+	_ = flags.Parse(os.Args[1:]) // ExitOnError
+	if flags.NArg() == 0 {
+		flags.Usage()
 		os.Exit(2)
 	}
 	failed := false
-	for _, wheel := range os.Args[1:] {
-		problems, err := checkWheel(wheel, os.Stdout)
+	for _, wheel := range flags.Args() {
+		problems, err := checkWheel(wheel, external, os.Stdout)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", wheel, err)
 			failed = true
@@ -57,8 +70,31 @@ func main() {
 	}
 }
 
+// patterns is a repeatable flag of shell patterns (path.Match), checked when set.
+type patterns []string
+
+func (p *patterns) String() string { return strings.Join(*p, ",") }
+
+func (p *patterns) Set(glob string) error {
+	if _, err := path.Match(glob, ""); err != nil {
+		return fmt.Errorf("bad pattern %q: %w", glob, err)
+	}
+	*p = append(*p, glob)
+	return nil
+}
+
+func (p patterns) match(name string) bool {
+	for _, glob := range p {
+		if ok, _ := path.Match(glob, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // checkWheel reports every way the wheel's shared objects break its tags.
-func checkWheel(wheel string, out io.Writer) ([]string, error) {
+// Libraries matching external are the wheel's requirements' to provide.
+func checkWheel(wheel string, external patterns, out io.Writer) ([]string, error) {
 	tag, err := platformTag(path.Base(wheel))
 	if err != nil {
 		return nil, err
@@ -89,7 +125,7 @@ func checkWheel(wheel string, out io.Writer) ([]string, error) {
 		}
 		fmt.Fprintf(out, "%s: needs glibc %s (tag %s allows %s); libraries %v\n",
 			f.Name, needs.glibc, tag, allowed, needs.libraries)
-		problems = append(problems, needs.problems(f.Name, allowed, tagArch(tag))...)
+		problems = append(problems, needs.problems(f.Name, allowed, tagArch(tag), external)...)
 	}
 	if objects == 0 && tag != "any" {
 		problems = append(problems, "platform tag "+tag+" but no shared object inside")
@@ -177,7 +213,7 @@ func tagArch(tag string) string {
 	return ""
 }
 
-func (n elfNeeds) problems(name string, allowed version, arch string) []string {
+func (n elfNeeds) problems(name string, allowed version, arch string, external patterns) []string {
 	var p []string
 	if n.arch != arch {
 		p = append(p, fmt.Sprintf("%s is %s code in a wheel tagged for %q", name, n.arch, arch))
@@ -186,7 +222,7 @@ func (n elfNeeds) problems(name string, allowed version, arch string) []string {
 		p = append(p, fmt.Sprintf("%s needs glibc %s, more than the tag's %s", name, n.glibc, allowed))
 	}
 	for _, lib := range n.libraries {
-		if !allowedLibraries[lib] && lib != dynamicLoader[arch] {
+		if !allowedLibraries[lib] && lib != dynamicLoader[arch] && !external.match(lib) {
 			p = append(p, fmt.Sprintf("%s needs %s, which manylinux does not provide", name, lib))
 		}
 	}
