@@ -554,7 +554,9 @@ TEST(RuntimeShutdown, ReleasesEveryCacheAndTheLibraryWorksOn) {
   const cubridge_memory_stats after = Stats(0);
   EXPECT_EQ(after.cached_bytes, 0u);
   EXPECT_EQ(after.scratch_bytes, 0u);
-  if (!OnCuda() || after.in_use_bytes == 0) EXPECT_EQ(after.reserved_bytes, after.in_use_bytes);
+  if (!OnCuda() || after.in_use_bytes == 0) {
+    EXPECT_EQ(after.reserved_bytes, after.in_use_bytes);
+  }
   ASSERT_EQ(
       cubridge_add(CUBRIDGE_FLOAT32, host.data(), host.data(), out.data(), host.size(), nullptr),
       CUBRIDGE_OK)
