@@ -196,7 +196,7 @@ CB_HD T select_bits(bool c, T a, T b) {
   const U keep = static_cast<U>(U(0) - static_cast<U>(c));
   const U r = static_cast<U>((ua & keep) | (ub & static_cast<U>(~keep)));
   T t;
-  memcpy(&t, &r, sizeof t);
+  memcpy(static_cast<void*>(&t), &r, sizeof t);  // T may be __half, a class (-Wclass-memaccess)
   return t;
 }
 

@@ -131,7 +131,7 @@ cubridge_status cpu_minmax(const char* fn, const T* x, size_t n, MinMaxOf<T>* ou
     acc.v = pick(p.v, acc.v);
     return acc;
   };
-  Part total;
+  Part total{};  // cpu_blocks sets it; {} because GCC cannot tell (-Wmaybe-uninitialized)
   CUBRIDGE_TRY(cpu_blocks(fn, n, Part{kMin ? min_identity<V>() : max_identity<V>(), false}, block,
                           merge, &total));
   if constexpr (!is_int_v<V>) {
@@ -209,7 +209,7 @@ template <class T, bool kMin>
 cubridge_status minmax(const char* fn, const T* x, size_t n, void* result, cudaStream_t stream,
                        const Route& r) {
   using V = MinMaxOf<T>;
-  V v;
+  V v{};  // either branch sets it; {} because GCC cannot tell (-Wmaybe-uninitialized)
   if (r.path == Path::kDevice) {
     CUBRIDGE_TRY((gpu_single_pass<MinOrMax<T, kMin>>(fn, stream, x, x, n, &v)));
   } else {
