@@ -39,12 +39,12 @@ def held() -> int:
     return s["reserved_bytes"] - s["in_use_bytes"]
 
 
-# The pool reserves memory in 2 MiB pieces; cudaMemGetInfo sees those.
 def in_use() -> int:
     """Bytes of the library's users' arrays still allocated."""
     return cubridge.memory_stats()["in_use_bytes"]
 
 
+# The pool reserves memory in 2 MiB pieces; cudaMemGetInfo sees those.
 GRANULE = 2 << 20
 
 
